@@ -1,0 +1,202 @@
+//! Search limits and the deadlines they turn into.
+//!
+//! From a clock (`wtime`/`btime`, increments, `movestogo`) the time manager derives two
+//! durations, both measured from the start of the search (or from `ponderhit`):
+//! - `soft`: after an iteration finishes past it (scaled by how stable the best move has been),
+//!   no new iteration is started;
+//! - `hard`: the search is stopped wherever it is. The main thread looks at the clock every
+//!   [`CHECK_EVERY`] nodes, well under a millisecond at the engine's speed.
+//!
+//! Everything is computed after subtracting `Move Overhead`, and the hard limit never exceeds
+//! 80% of what remains, so the engine does not lose on time even with only its own clock
+//! (`go wtime 100`) and no increment.
+
+use std::time::Duration;
+
+use shakmaty::Color;
+
+/// Nodes between two clock checks by the main thread.
+pub const CHECK_EVERY: u64 = 512;
+
+/// What `go` asks for. `None` and `false` mean unset; with nothing set the search is infinite
+/// until stopped, like `go infinite`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Search exactly to this depth.
+    pub depth: Option<u32>,
+    /// Stop after about this many nodes (over all threads; exactly with one thread).
+    pub nodes: Option<u64>,
+    /// Stop when a mate in at most this many moves is found.
+    pub mate: Option<u32>,
+    /// Search exactly this long.
+    pub movetime: Option<Duration>,
+    /// White's and Black's clocks and increments.
+    pub wtime: Option<Duration>,
+    pub btime: Option<Duration>,
+    pub winc: Option<Duration>,
+    pub binc: Option<Duration>,
+    /// Moves to the next time control.
+    pub movestogo: Option<u32>,
+    /// Search until `stop`; never send the best move before.
+    pub infinite: bool,
+    /// Search in ponder mode: limits start to count at `ponderhit`.
+    pub ponder: bool,
+    /// Restrict the root to these moves (UCI notation).
+    pub searchmoves: Vec<String>,
+}
+
+impl Limits {
+    /// Limits that only stop at `depth`.
+    pub fn depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+
+    /// Limits that only stop after `nodes` nodes.
+    pub fn nodes(nodes: u64) -> Limits {
+        Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        }
+    }
+
+    /// Limits of a fixed time per move.
+    pub fn movetime(ms: u64) -> Limits {
+        Limits {
+            movetime: Some(Duration::from_millis(ms)),
+            ..Limits::default()
+        }
+    }
+
+    fn clock(&self, side: Color) -> (Option<Duration>, Duration) {
+        match side {
+            Color::White => (self.wtime, self.winc.unwrap_or_default()),
+            Color::Black => (self.btime, self.binc.unwrap_or_default()),
+        }
+    }
+
+    /// True when some limit other than `stop` ends the search.
+    pub fn is_bounded(&self) -> bool {
+        !self.infinite
+            && (self.depth.is_some()
+                || self.nodes.is_some()
+                || self.mate.is_some()
+                || self.movetime.is_some()
+                || self.wtime.is_some()
+                || self.btime.is_some())
+    }
+}
+
+/// Deadlines derived from [`Limits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeManager {
+    /// Do not start another iteration after this (before stability scaling).
+    pub soft: Option<Duration>,
+    /// Stop the search at once after this.
+    pub hard: Option<Duration>,
+}
+
+impl TimeManager {
+    /// Deadlines for `side` to move under `limits`, keeping `overhead` in reserve.
+    pub fn new(limits: &Limits, side: Color, overhead: Duration) -> TimeManager {
+        if let Some(movetime) = limits.movetime {
+            let t = movetime.saturating_sub(overhead).max(Duration::from_millis(1));
+            return TimeManager {
+                soft: Some(t),
+                hard: Some(t),
+            };
+        }
+        let (Some(time), inc) = limits.clock(side) else {
+            return TimeManager {
+                soft: None,
+                hard: None,
+            };
+        };
+        let available = time.saturating_sub(overhead);
+        let moves_to_go = limits.movestogo.unwrap_or(25).clamp(1, 50);
+        let hard = (available * 4 / 5).min(available.saturating_sub(Duration::from_millis(5)));
+        let soft = (available / moves_to_go + inc * 3 / 4).min(hard);
+        let hard = hard.min(soft * 5);
+        TimeManager {
+            soft: Some(soft),
+            hard: Some(hard),
+        }
+    }
+
+    /// True once `elapsed` passes the hard deadline.
+    pub fn out_of_time(&self, elapsed: Duration) -> bool {
+        self.hard.is_some_and(|h| elapsed >= h)
+    }
+
+    /// True when no new iteration should start. `scale` is about 1; below when the best move
+    /// has been stable, above when it keeps changing.
+    pub fn should_stop_iterating(&self, elapsed: Duration, scale: f64) -> bool {
+        self.soft.is_some_and(|s| elapsed.as_secs_f64() >= s.as_secs_f64() * scale)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Option<Duration> {
+        Some(Duration::from_millis(n))
+    }
+
+    #[test]
+    fn deadlines_stay_inside_the_clock() {
+        let overhead = Duration::from_millis(10);
+        // (wtime, winc, movestogo)
+        for (time, inc, mtg) in [
+            (100, 0, None),
+            (1, 0, None),
+            (10, 0, None),
+            (50, 100, None),
+            (10_000, 100, None),
+            (60_000, 0, Some(1)),
+            (60_000, 0, Some(40)),
+            (300_000, 3_000, None),
+        ] {
+            let limits = Limits {
+                wtime: ms(time),
+                winc: ms(inc),
+                movestogo: mtg,
+                ..Limits::default()
+            };
+            let tm = TimeManager::new(&limits, Color::White, overhead);
+            let (soft, hard) = (tm.soft.unwrap(), tm.hard.unwrap());
+            assert!(soft <= hard, "{time} {inc} {mtg:?}");
+            let budget = Duration::from_millis(time).saturating_sub(overhead);
+            assert!(hard <= budget * 4 / 5, "{time} {inc} {mtg:?}: {hard:?}");
+        }
+    }
+
+    #[test]
+    fn only_our_clock_counts() {
+        let limits = Limits {
+            btime: ms(100),
+            ..Limits::default()
+        };
+        // White to move without a white clock: no deadline from Black's clock.
+        assert_eq!(TimeManager::new(&limits, Color::White, Duration::ZERO).hard, None);
+        assert!(TimeManager::new(&limits, Color::Black, Duration::ZERO).hard.unwrap() <= Duration::from_millis(80));
+    }
+
+    #[test]
+    fn movestogo_and_movetime() {
+        let base = Limits {
+            wtime: ms(60_000),
+            ..Limits::default()
+        };
+        let last_move = Limits {
+            movestogo: Some(1),
+            ..base.clone()
+        };
+        let z = Duration::ZERO;
+        assert!(TimeManager::new(&last_move, Color::White, z).soft > TimeManager::new(&base, Color::White, z).soft);
+        let mt = TimeManager::new(&Limits::movetime(500), Color::White, Duration::from_millis(10));
+        assert_eq!(mt.hard, ms(490));
+    }
+}

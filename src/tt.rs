@@ -1,0 +1,478 @@
+//! The transposition table shared by all search threads, lock-free and without `unsafe`.
+//!
+//! # Concurrency contract
+//!
+//! Every thread probes and stores at any time, with no lock. Each entry is two `AtomicU64`
+//! words: `data` (move, score, eval, depth, bound, generation packed in 64 bits) and
+//! `check = key ^ data`. A store writes both words with `Relaxed` ordering; a probe reads both
+//! with `Relaxed` ordering and accepts the entry only if `check ^ data == key`.
+//! (Hyatt and Mann, "A lockless transposition-table implementation for parallel search",
+//! ICGA Journal 25(1), 2002; the safe-Rust form follows tantabus `engine/src/search/cache.rs`.)
+//!
+//! Races that are accepted, and why they are harmless:
+//! - Two threads store to the same slot at once, or a probe runs between the two word writes of
+//!   a store: the reader may see `data` of one store and `check` of another. The xor test then
+//!   fails (except with the probability of a 64-bit key collision) and the probe reads a miss.
+//!   A torn entry can never be returned as a valid entry for this key.
+//! - A probe may miss an entry another thread stored a moment ago, or see one overwritten: the
+//!   table is a cache, a miss only costs search effort.
+//! - The replacement decision reads an entry and then overwrites it without a compare-exchange;
+//!   a concurrent store to the same slot may be lost. Again only search effort.
+//! - A valid entry can still belong to another position with the same 64-bit key: the move it
+//!   holds is therefore always checked for legality before it is played (see
+//!   [`PackedMove::to_move`] and the search).
+//!
+//! Resizing ([`TranspositionTable::resize`]) and clearing ([`TranspositionTable::clear`]) are
+//! only done while no search runs; the engine facade guarantees that (they take `&mut self`
+//! or are called on an idle engine).
+//!
+//! # Layout
+//!
+//! Buckets of four 16-byte entries, 64 bytes, aligned to a cache line (asserted at compile
+//! time). A key picks its bucket by the high half of `key * buckets` (Lemire's multiply-shift
+//! range reduction). The buckets live in fixed-size chunks so that allocation and clearing are
+//! done by several threads in parallel, each touching its own chunks.
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
+
+use shakmaty::{Chess, Move, Position as _, Role, Square};
+
+use crate::error::Error;
+use crate::score::Score;
+
+const ENTRIES_PER_BUCKET: usize = 4;
+/// Buckets per chunk: 2^15 buckets of 64 bytes, 2 MiB.
+const CHUNK_SHIFT: u32 = 15;
+const CHUNK_BUCKETS: usize = 1 << CHUNK_SHIFT;
+/// Stored depth is `depth + DEPTH_OFFSET` so that quiescence entries (depth 0 and below) fit.
+const DEPTH_OFFSET: i32 = 4;
+const GENERATION_BITS: u32 = 6;
+const GENERATION_MASK: u8 = (1 << GENERATION_BITS) - 1;
+
+/// The bound of a stored score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Bound {
+    /// Nothing stored (an empty entry).
+    None = 0,
+    /// The true score is at most the stored one (failed low).
+    Upper = 1,
+    /// The true score is at least the stored one (failed high).
+    Lower = 2,
+    /// The stored score is exact.
+    Exact = 3,
+}
+
+impl Bound {
+    fn from_bits(bits: u64) -> Bound {
+        match bits & 3 {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            3 => Bound::Exact,
+            _ => Bound::None,
+        }
+    }
+}
+
+/// A move in 16 bits: from (6), to (6), promotion role (3). Castling is stored as king to rook
+/// square. Zero means no move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PackedMove(pub u16);
+
+impl PackedMove {
+    /// No move.
+    pub const NONE: PackedMove = PackedMove(0);
+
+    /// Packs a move of standard chess (drops are not stored).
+    pub fn new(m: Move) -> PackedMove {
+        let (from, to) = match m {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
+            Move::Castle { king, rook } => (king, rook),
+            Move::Put { .. } => return PackedMove::NONE,
+        };
+        let promotion = m.promotion().map_or(0, |r| r as u16);
+        PackedMove(from as u16 | (to as u16) << 6 | promotion << 12)
+    }
+
+    /// True for [`PackedMove::NONE`].
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Rebuilds the move in `chess` and returns it only if it is legal there. A stored move may
+    /// come from another position with the same key or a torn write, so this check is what
+    /// keeps `play_unchecked` from ever seeing an illegal move.
+    pub fn to_move(self, chess: &Chess) -> Option<Move> {
+        if self.is_none() {
+            return None;
+        }
+        let from = Square::new(u32::from(self.0 & 63));
+        let to = Square::new(u32::from((self.0 >> 6) & 63));
+        let promotion = match self.0 >> 12 {
+            0 => None,
+            r => Some(Role::try_from(r as u8).ok()?),
+        };
+        let board = chess.board();
+        let role = board.role_at(from)?;
+        let candidate = if role == Role::King && chess.us().contains(to) {
+            Move::Castle {
+                king: from,
+                rook: to,
+            }
+        } else if role == Role::Pawn && from.file() != to.file() && !board.occupied().contains(to)
+        {
+            Move::EnPassant { from, to }
+        } else {
+            Move::Normal {
+                role,
+                from,
+                capture: board.role_at(to),
+                to,
+                promotion,
+            }
+        };
+        chess.is_legal(candidate).then_some(candidate)
+    }
+}
+
+/// What a probe returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtHit {
+    /// The best or refutation move, not yet checked for legality.
+    pub mv: PackedMove,
+    /// The score, relative to the storing node (convert with [`Score::from_tt`]).
+    pub score: Score,
+    /// The static evaluation of the position.
+    pub eval: Score,
+    /// The remaining depth the score was searched to.
+    pub depth: i32,
+    /// How the score bounds the true value.
+    pub bound: Bound,
+}
+
+#[derive(Default)]
+struct Entry {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// Four entries on one 64-byte cache line.
+#[derive(Default)]
+#[repr(align(64))]
+struct Bucket {
+    entries: [Entry; ENTRIES_PER_BUCKET],
+}
+
+const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
+const _: () = assert!(std::mem::align_of::<Bucket>() == 64);
+
+fn pack(mv: PackedMove, score: Score, eval: Score, depth: i32, bound: Bound, generation: u8) -> u64 {
+    let depth = (depth + DEPTH_OFFSET).clamp(1, 255) as u64;
+    u64::from(mv.0)
+        | u64::from(score.0 as i16 as u16) << 16
+        | u64::from(eval.0 as i16 as u16) << 32
+        | depth << 48
+        | (bound as u64) << 56
+        | u64::from(generation & GENERATION_MASK) << 58
+}
+
+fn unpack(data: u64) -> TtHit {
+    TtHit {
+        mv: PackedMove(data as u16),
+        score: Score(i32::from((data >> 16) as u16 as i16)),
+        eval: Score(i32::from((data >> 32) as u16 as i16)),
+        depth: ((data >> 48) & 0xff) as i32 - DEPTH_OFFSET,
+        bound: Bound::from_bits(data >> 56),
+    }
+}
+
+fn generation_of(data: u64) -> u8 {
+    (data >> 58) as u8 & GENERATION_MASK
+}
+
+fn stored_depth(data: u64) -> i32 {
+    ((data >> 48) & 0xff) as i32
+}
+
+/// The shared transposition table. See the module documentation for its concurrency contract.
+pub struct TranspositionTable {
+    chunks: Vec<Box<[Bucket]>>,
+    buckets: usize,
+    generation: AtomicU8,
+}
+
+impl TranspositionTable {
+    /// A table of `mb` MiB (at least one bucket), allocated and cleared by `threads` threads.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::OutOfMemory`] when the memory cannot be reserved; nothing is left allocated.
+    pub fn new(mb: usize, threads: usize) -> Result<TranspositionTable, Error> {
+        let buckets = (mb.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
+        // Ask for the whole size at once first: one request the system can refuse cleanly
+        // (overcommit limits act per request, and the chunks are small), instead of
+        // succeeding chunk by chunk and failing later when the pages are touched.
+        let mut probe: Vec<Bucket> = Vec::new();
+        probe.try_reserve_exact(buckets).map_err(|_| {
+            Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table"))
+        })?;
+        drop(probe);
+
+        let chunk_count = buckets.div_ceil(CHUNK_BUCKETS);
+        let lens: Vec<usize> = (0..chunk_count)
+            .map(|i| CHUNK_BUCKETS.min(buckets - i * CHUNK_BUCKETS))
+            .collect();
+        let chunks = parallel_map(&lens, threads, |&len| {
+            let mut chunk = Vec::new();
+            chunk.try_reserve_exact(len).ok()?;
+            chunk.resize_with(len, Bucket::default);
+            Some(chunk.into_boxed_slice())
+        });
+        let chunks: Option<Vec<_>> = chunks.into_iter().collect();
+        let chunks = chunks.ok_or_else(|| {
+            Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table"))
+        })?;
+        Ok(TranspositionTable {
+            chunks,
+            buckets,
+            generation: AtomicU8::new(0),
+        })
+    }
+
+    /// The size in MiB as requested (rounded down to whole buckets).
+    pub fn size_mb(&self) -> usize {
+        self.buckets * std::mem::size_of::<Bucket>() >> 20
+    }
+
+    /// Zeroes every entry, with `threads` threads each clearing its own chunks.
+    /// Only call while no search runs (entries written meanwhile would survive).
+    pub fn clear(&self, threads: usize) {
+        let chunks: Vec<&[Bucket]> = self.chunks.iter().map(|c| &c[..]).collect();
+        parallel_map(&chunks, threads, |chunk| {
+            for bucket in chunk.iter() {
+                for e in &bucket.entries {
+                    e.check.store(0, Relaxed);
+                    e.data.store(0, Relaxed);
+                }
+            }
+        });
+        self.generation.store(0, Relaxed);
+    }
+
+    /// Starts a new search: entries from earlier searches age and are replaced first.
+    pub fn new_search(&self) {
+        let g = self.generation.load(Relaxed);
+        self.generation.store((g + 1) & GENERATION_MASK, Relaxed);
+    }
+
+    fn bucket(&self, key: u64) -> &Bucket {
+        let index = ((u128::from(key) * self.buckets as u128) >> 64) as usize;
+        &self.chunks[index >> CHUNK_SHIFT][index & (CHUNK_BUCKETS - 1)]
+    }
+
+    /// Hints the CPU to fetch the bucket of `key` (a plain load; it is cheap and safe).
+    pub fn prefetch(&self, key: u64) {
+        let _ = self.bucket(key).entries[0].data.load(Relaxed);
+    }
+
+    /// Looks `key` up. `None` when absent or when the entry was torn by a concurrent store.
+    pub fn probe(&self, key: u64) -> Option<TtHit> {
+        for e in &self.bucket(key).entries {
+            let data = e.data.load(Relaxed);
+            let check = e.check.load(Relaxed);
+            if check ^ data == key && data != 0 {
+                return Some(unpack(data));
+            }
+        }
+        None
+    }
+
+    /// Stores a search result for `key`. `score` must already be node-relative
+    /// ([`Score::to_tt`]). An existing entry for the key is updated; otherwise the entry with
+    /// the least depth, counting older generations as shallower, is replaced.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(&self, key: u64, mv: PackedMove, score: Score, eval: Score, depth: i32, bound: Bound) {
+        let generation = self.generation.load(Relaxed);
+        let bucket = self.bucket(key);
+        let mut target = &bucket.entries[0];
+        let mut target_worth = i32::MAX;
+        for e in &bucket.entries {
+            let data = e.data.load(Relaxed);
+            let check = e.check.load(Relaxed);
+            if check ^ data == key && data != 0 {
+                // Same position: keep a deeper result from this search unless the new one is
+                // exact, and keep the old move when the new result has none.
+                let old = unpack(data);
+                if bound != Bound::Exact
+                    && generation_of(data) == generation
+                    && old.depth > depth + 3
+                {
+                    return;
+                }
+                let mv = if mv.is_none() { old.mv } else { mv };
+                let new = pack(mv, score, eval, depth, bound, generation);
+                e.data.store(new, Relaxed);
+                e.check.store(key ^ new, Relaxed);
+                return;
+            }
+            let age = i32::from(generation.wrapping_sub(generation_of(data)) & GENERATION_MASK);
+            let worth = if data == 0 { i32::MIN } else { stored_depth(data) - 8 * age };
+            if worth < target_worth {
+                target_worth = worth;
+                target = e;
+            }
+        }
+        let new = pack(mv, score, eval, depth, bound, generation);
+        target.data.store(new, Relaxed);
+        target.check.store(key ^ new, Relaxed);
+    }
+
+    /// Permille of the first 1000 entries that hold a result of the current search.
+    pub fn hashfull(&self) -> u32 {
+        let generation = self.generation.load(Relaxed);
+        let mut used = 0;
+        let mut seen = 0;
+        'outer: for chunk in &self.chunks {
+            for bucket in chunk.iter() {
+                for e in &bucket.entries {
+                    if seen == 1000 {
+                        break 'outer;
+                    }
+                    seen += 1;
+                    let data = e.data.load(Relaxed);
+                    if data != 0 && generation_of(data) == generation {
+                        used += 1;
+                    }
+                }
+            }
+        }
+        if seen == 0 { 0 } else { used * 1000 / seen }
+    }
+}
+
+/// Runs `f` over `items` on up to `threads` scoped threads, each taking a contiguous share,
+/// and returns the results in order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(&f).collect();
+    }
+    let share = items.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(share)
+            .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("table worker panicked"))
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::Position;
+
+    #[test]
+    fn store_then_probe_returns_what_was_stored() {
+        let tt = TranspositionTable::new(1, 1).unwrap();
+        let key = 0x1234_5678_9abc_def0;
+        assert!(tt.probe(key).is_none());
+        tt.store(key, PackedMove(0x0ccc), Score(-321), Score(45), 7, Bound::Lower);
+        let hit = tt.probe(key).unwrap();
+        assert_eq!(
+            hit,
+            TtHit {
+                mv: PackedMove(0x0ccc),
+                score: Score(-321),
+                eval: Score(45),
+                depth: 7,
+                bound: Bound::Lower
+            }
+        );
+        assert!(tt.probe(key ^ 1).is_none());
+    }
+
+    #[test]
+    fn extreme_values_survive_packing() {
+        let tt = TranspositionTable::new(1, 1).unwrap();
+        for (i, (score, depth)) in [(Score::mate_in(3), 0), (Score::mated_in(100), -3), (Score(0), 120)]
+            .into_iter()
+            .enumerate()
+        {
+            let key = 0xdead_beef_0000 + i as u64;
+            tt.store(key, PackedMove::NONE, score, -score, depth, Bound::Exact);
+            let hit = tt.probe(key).unwrap();
+            assert_eq!((hit.score, hit.eval, hit.depth), (score, -score, depth));
+        }
+    }
+
+    #[test]
+    fn packed_moves_round_trip_and_illegal_ones_are_refused() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            for m in pos.legal_moves() {
+                assert_eq!(PackedMove::new(m).to_move(pos.chess()), Some(m), "{fen}");
+            }
+            // Every 16-bit pattern either decodes to a legal move or is refused.
+            let legal = pos.legal_moves();
+            for bits in 0..=u16::MAX {
+                if let Some(m) = PackedMove(bits).to_move(pos.chess()) {
+                    assert!(legal.contains(&m));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn replacement_prefers_shallow_and_old_entries() {
+        let tt = TranspositionTable::new(1, 1).unwrap();
+        // Keys that share a bucket: the bucket index is the high bits of key * buckets.
+        let keys: Vec<u64> = (0..5).map(|i| 0x4000_0000_0000_0000 + i).collect();
+        for (i, &k) in keys[..4].iter().enumerate() {
+            tt.store(k, PackedMove::NONE, Score(0), Score(0), 10 + i as i32, Bound::Exact);
+        }
+        tt.store(keys[4], PackedMove::NONE, Score(0), Score(0), 5, Bound::Exact);
+        assert!(tt.probe(keys[0]).is_none(), "the shallowest entry is replaced");
+        assert!(tt.probe(keys[4]).is_some());
+        // After a few searches the old deep entries are worth less than a new shallow one.
+        for _ in 0..3 {
+            tt.new_search();
+        }
+        tt.store(keys[0], PackedMove::NONE, Score(0), Score(0), 1, Bound::Exact);
+        assert!(tt.probe(keys[0]).is_some());
+        assert!(tt.probe(keys[4]).is_some() as u8 + tt.probe(keys[1]).is_some() as u8 == 1);
+    }
+
+    #[test]
+    fn clear_and_hashfull() {
+        let tt = TranspositionTable::new(2, 2).unwrap();
+        assert_eq!(tt.hashfull(), 0);
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            tt.store(rng, PackedMove::NONE, Score(1), Score(1), 3, Bound::Exact);
+        }
+        assert!(tt.hashfull() > 900, "{}", tt.hashfull());
+        tt.clear(2);
+        assert_eq!(tt.hashfull(), 0);
+        assert!(tt.probe(rng).is_none());
+    }
+
+    #[test]
+    fn impossible_size_is_an_error_not_an_abort() {
+        assert!(matches!(
+            TranspositionTable::new(usize::MAX >> 21, 1),
+            Err(Error::OutOfMemory(_))
+        ));
+    }
+}
