@@ -19,8 +19,8 @@
 use std::fmt::{self, Write as _};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub};
 
-use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
-use shakmaty::{Bitboard, Board, Chess, Color, File, Position as _, Rank, Role, Square};
+use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
+use shakmaty::{Bitboard, Board, Chess, Color, Position as _, Role, Square};
 
 use crate::score::Score;
 
@@ -200,26 +200,25 @@ pub fn trace(chess: &Chess) -> Trace {
 
         // 1. Material and piece-square tables.
         let mut psqt = S(0, 0);
-        for sq in us {
-            let role = board.role_at(sq).expect("occupied");
-            psqt += PSQT[c][role as usize - 1][sq as usize];
+        for role in Role::ALL {
+            for sq in board.by_role(role) & us {
+                psqt += PSQT[c][role as usize - 1][sq as usize];
+            }
         }
         t.terms[0][c] = psqt;
 
         // 2. Pawn structure.
         let mut pawns = S(0, 0);
         for sq in our_pawns {
-            let file = sq.file();
-            let rel_rank = relative_rank(sq, color);
-            if (passed_mask(sq, color) & their_pawns).is_empty() {
-                pawns += PASSED[rel_rank];
+            if (PASSED_MASK[c][sq as usize] & their_pawns).is_empty() {
+                pawns += PASSED[relative_rank(sq, color)];
             }
-            if (adjacent_files(file) & our_pawns).is_empty() {
+            if (ADJACENT_FILES[sq.file() as usize] & our_pawns).is_empty() {
                 pawns += ISOLATED;
             }
         }
-        for file in File::ALL {
-            let n = (Bitboard::from_file(file) & our_pawns).count() as i32;
+        for file in 0..8 {
+            let n = (our_pawns.0 & FILE_A << file).count_ones() as i32;
             if n > 1 {
                 pawns += DOUBLED * (n - 1);
             }
@@ -251,7 +250,7 @@ pub fn trace(chess: &Chess) -> Trace {
             safety += S(SAFETY[units.min(99) as usize], 0);
         }
         let our_king = board.king_of(color).expect("a king of each colour");
-        safety += SHIELD_PAWN * (shield_mask(our_king, color) & our_pawns).count().min(3) as i32;
+        safety += SHIELD_PAWN * (SHIELD_MASK[c][our_king as usize] & our_pawns).count().min(3) as i32;
         t.terms[3][c] = safety;
 
         // 5. Bishop pair, rooks on open files.
@@ -296,57 +295,72 @@ fn relative_rank(sq: Square, color: Color) -> usize {
     }
 }
 
-fn adjacent_files(file: File) -> Bitboard {
-    let mut b = Bitboard::EMPTY;
-    if let Some(f) = file.offset(-1) {
-        b |= Bitboard::from_file(f);
-    }
-    if let Some(f) = file.offset(1) {
-        b |= Bitboard::from_file(f);
-    }
-    b
-}
+const FILE_A: u64 = 0x0101_0101_0101_0101;
 
-/// Squares ahead of the pawn on its file and the two adjacent files.
-fn passed_mask(sq: Square, color: Color) -> Bitboard {
-    let files = adjacent_files(sq.file()) | Bitboard::from_file(sq.file());
-    files & ranks_ahead(sq.rank(), color)
-}
-
-fn ranks_ahead(rank: Rank, color: Color) -> Bitboard {
-    let mut b = Bitboard::EMPTY;
-    for r in Rank::ALL {
-        let ahead = match color {
-            Color::White => r > rank,
-            Color::Black => r < rank,
-        };
-        if ahead {
-            b |= Bitboard::from_rank(r);
+/// The files next to each file.
+static ADJACENT_FILES: [Bitboard; 8] = {
+    let mut t = [Bitboard(0); 8];
+    let mut f = 0;
+    while f < 8 {
+        let mut b = 0;
+        if f > 0 {
+            b |= FILE_A << (f - 1);
         }
+        if f < 7 {
+            b |= FILE_A << (f + 1);
+        }
+        t[f] = Bitboard(b);
+        f += 1;
     }
-    b
+    t
+};
+
+/// Per colour (White = 0) and square: the squares ahead of a pawn there on its own and the
+/// adjacent files (no enemy pawn there means passed), and a king's pawn shield (the three
+/// files around it, one and two ranks ahead).
+static PASSED_MASK: [[Bitboard; 64]; 2] = masks(false);
+static SHIELD_MASK: [[Bitboard; 64]; 2] = masks(true);
+
+const fn masks(shield: bool) -> [[Bitboard; 64]; 2] {
+    let mut t = [[Bitboard(0); 64]; 2];
+    let mut sq = 0;
+    while sq < 64 {
+        let (file, rank) = (sq % 8, sq / 8);
+        let files = ADJACENT_FILES[file].0 | FILE_A << file;
+        let mut white_ahead = 0u64;
+        let mut black_ahead = 0u64;
+        let mut r = 0;
+        while r < 8 {
+            let row = 0xffu64 << (8 * r);
+            let (w, b) = if shield {
+                (r > rank && r <= rank + 2, r < rank && r + 2 >= rank)
+            } else {
+                (r > rank, r < rank)
+            };
+            if w {
+                white_ahead |= row;
+            }
+            if b {
+                black_ahead |= row;
+            }
+            r += 1;
+        }
+        t[0][sq] = Bitboard(files & white_ahead);
+        t[1][sq] = Bitboard(files & black_ahead);
+        sq += 1;
+    }
+    t
 }
 
-/// The three squares in front of the king and the three beyond them.
-fn shield_mask(king: Square, color: Color) -> Bitboard {
-    let files = adjacent_files(king.file()) | Bitboard::from_file(king.file());
-    let near = match color {
-        Color::White => king.rank().offset(1).into_iter().chain(king.rank().offset(2)),
-        Color::Black => king.rank().offset(-1).into_iter().chain(king.rank().offset(-2)),
-    };
-    let mut ranks = Bitboard::EMPTY;
-    for r in near {
-        ranks |= Bitboard::from_rank(r);
-    }
-    files & ranks
-}
-
+/// Squares attacked by the pawns of `color`.
 fn pawn_attack_span(pawns: Bitboard, color: Color) -> Bitboard {
-    let mut b = Bitboard::EMPTY;
-    for sq in pawns {
-        b |= pawn_attacks(color, sq);
-    }
-    b
+    let not_a = !FILE_A;
+    let not_h = !(FILE_A << 7);
+    let p = pawns.0;
+    Bitboard(match color {
+        Color::White => ((p & not_a) << 7) | ((p & not_h) << 9),
+        Color::Black => ((p & not_a) >> 9) | ((p & not_h) >> 7),
+    })
 }
 
 impl fmt::Display for Trace {

@@ -17,6 +17,7 @@
 //! Quiescence uses [`MovePicker::captures`]: captures and queen promotions by MVV-LVA, or every
 //! evasion when in check.
 
+use arrayvec::ArrayVec;
 use shakmaty::attacks::{bishop_attacks, rook_attacks};
 use shakmaty::{Bitboard, Board, Chess, Color, Move, MoveList, Position as _, Role, Square};
 
@@ -101,7 +102,7 @@ pub struct MovePicker {
     tt_move: Option<Move>,
     killers: [Option<Move>; 2],
     moves: MoveList,
-    scores: [i32; 256],
+    scores: ArrayVec<i32, 256>,
     next: usize,
     quiescence: bool,
 }
@@ -114,7 +115,7 @@ impl MovePicker {
             tt_move,
             killers,
             moves: MoveList::new(),
-            scores: [0; 256],
+            scores: ArrayVec::new(),
             next: 0,
             quiescence: false,
         }
@@ -173,8 +174,8 @@ impl MovePicker {
         }
         let side = chess.turn();
         let board = chess.board();
-        for (i, &m) in self.moves.iter().enumerate() {
-            self.scores[i] = if is_tactical(m) {
+        for &m in &self.moves {
+            self.scores.push(if is_tactical(m) {
                 if self.quiescence || see_ge(board, m, 0) {
                     GOOD_TACTICAL + mvv_lva(m)
                 } else {
@@ -186,7 +187,7 @@ impl MovePicker {
                 KILLER[1]
             } else {
                 history.get(side, m)
-            };
+            });
         }
     }
 }
