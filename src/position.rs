@@ -19,7 +19,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, MoveList, Piece,
+    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, MoveList, Piece,
     Position as _, Role, Square,
 };
 
@@ -30,6 +30,8 @@ use crate::error::Error;
 struct State {
     chess: Chess,
     key: u64,
+    /// Pieces giving check (cached: search asks several times per node).
+    checkers: Bitboard,
     /// Plies since the last null move; repetitions cannot reach across a null move.
     since_null: u32,
 }
@@ -79,6 +81,7 @@ impl Position {
         let key = full_key(&chess);
         Position {
             states: vec![State {
+                checkers: chess.checkers(),
                 chess,
                 key,
                 since_null: 0,
@@ -107,7 +110,7 @@ impl Position {
 
     /// True when the side to move is in check.
     pub fn in_check(&self) -> bool {
-        self.chess().is_check()
+        self.state().checkers.any()
     }
 
     /// All legal moves.
@@ -151,6 +154,7 @@ impl Position {
         debug_assert_eq!(key, full_key(&chess), "incremental key after {m:?}");
         let since_null = parent.since_null + 1;
         self.states.push(State {
+            checkers: chess.checkers(),
             chess,
             key,
             since_null,
@@ -172,7 +176,10 @@ impl Position {
             key ^= Zobrist64::zobrist_for_en_passant_file(ep.file()).0;
         }
         debug_assert_eq!(key, full_key(&chess));
+        // The side that passed was not in check, so the other side cannot be either.
+        debug_assert!(!chess.is_check());
         self.states.push(State {
+            checkers: Bitboard::EMPTY,
             chess,
             key,
             since_null: 0,

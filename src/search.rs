@@ -572,6 +572,7 @@ impl<'a> Searcher<'a> {
                     self.report_currmove(m, root_index - self.pv_index);
                 }
                 self.pos.push(m);
+                self.tt.prefetch(self.pos.key());
                 let gives_check = self.pos.in_check();
 
                 // Step 11. Check extension: a checking move is searched one ply deeper.
@@ -731,6 +732,7 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             self.pos.push(m);
+            self.tt.prefetch(self.pos.key());
             let score = -self.qsearch::<N>(-beta, -alpha, ply + 1).inspect_err(|_| self.pos.pop())?;
             self.pos.pop();
             if score > best {

@@ -270,9 +270,11 @@ impl TranspositionTable {
         &self.chunks[index >> CHUNK_SHIFT][index & (CHUNK_BUCKETS - 1)]
     }
 
-    /// Hints the CPU to fetch the bucket of `key` (a plain load; it is cheap and safe).
+    /// Starts fetching the bucket of `key` into the cache: a plain load whose value is not
+    /// waited for (`_mm_prefetch` would need `unsafe`, which this crate keeps out of the
+    /// table), so the miss overlaps with the work done before the probe.
     pub fn prefetch(&self, key: u64) {
-        let _ = self.bucket(key).entries[0].data.load(Relaxed);
+        std::hint::black_box(self.bucket(key).entries[0].data.load(Relaxed));
     }
 
     /// Looks `key` up. `None` when absent or when the entry was torn by a concurrent store.
