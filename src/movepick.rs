@@ -19,7 +19,7 @@
 
 use arrayvec::ArrayVec;
 use shakmaty::attacks::{bishop_attacks, rook_attacks};
-use shakmaty::{Bitboard, Board, Chess, Color, Move, MoveList, Position as _, Role, Square};
+use shakmaty::{Bitboard, Board, Chess, Color, Move, Position as _, Role, Square};
 
 /// Piece values for exchange evaluation and MVV-LVA, indexed by `Role as usize`.
 pub const SEE_VALUE: [i32; 7] = [0, 100, 300, 300, 500, 900, 20_000];
@@ -96,13 +96,21 @@ enum Stage {
     Pick,
 }
 
+/// Picks after which the rest of the list is sorted once instead of searched for its best.
+const SELECT_FIRST: usize = 3;
+
+#[derive(Clone, Copy)]
+struct Scored {
+    score: i32,
+    mv: Move,
+}
+
 /// Yields the legal moves of a position in search order. See the module documentation.
 pub struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
     killers: [Option<Move>; 2],
-    moves: MoveList,
-    scores: ArrayVec<i32, 256>,
+    list: ArrayVec<Scored, 256>,
     next: usize,
     quiescence: bool,
 }
@@ -114,8 +122,7 @@ impl MovePicker {
             stage: if tt_move.is_some() { Stage::TtMove } else { Stage::Generate },
             tt_move,
             killers,
-            moves: MoveList::new(),
-            scores: ArrayVec::new(),
+            list: ArrayVec::new(),
             next: 0,
             quiescence: false,
         }
@@ -143,51 +150,56 @@ impl MovePicker {
             self.stage = Stage::Pick;
             self.generate(chess, history);
         }
-        // Selection: swap the best remaining move to the front of the unpicked part.
-        let n = self.moves.len();
-        if self.next >= n {
+        let rest = &mut self.list[self.next..];
+        if rest.is_empty() {
             return None;
         }
-        let mut best = self.next;
-        for i in self.next + 1..n {
-            if self.scores[i] > self.scores[best] {
-                best = i;
+        if self.next < SELECT_FIRST {
+            // Selection: bring the best remaining move to the front of the rest.
+            let mut best = 0;
+            for (i, s) in rest.iter().enumerate().skip(1) {
+                if s.score > rest[best].score {
+                    best = i;
+                }
             }
+            rest.swap(0, best);
+        } else if self.next == SELECT_FIRST {
+            // Still going: this is probably an all-node, so order the rest once.
+            rest.sort_unstable_by(|a, b| b.score.cmp(&a.score));
         }
-        self.moves.swap(self.next, best);
-        self.scores.swap(self.next, best);
+        let m = rest.first()?.mv;
         self.next += 1;
-        Some(self.moves[self.next - 1])
+        Some(m)
     }
 
     fn generate(&mut self, chess: &Chess, history: &History) {
-        self.moves = chess.legal_moves();
         let in_check = chess.is_check();
-        if self.quiescence && !in_check {
-            self.moves
-                .retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
-        }
-        if let Some(tt) = self.tt_move
-            && let Some(i) = self.moves.iter().position(|&m| m == tt)
-        {
-            self.moves.swap_remove(i);
-        }
+        let quiescence = self.quiescence && !in_check;
         let side = chess.turn();
         let board = chess.board();
-        for &m in &self.moves {
-            self.scores.push(if is_tactical(m) {
-                if self.quiescence || see_ge(board, m, 0) {
+        for m in chess.legal_moves() {
+            if Some(m) == self.tt_move {
+                continue;
+            }
+            let score = if is_tactical(m) {
+                if quiescence && !m.is_capture() && m.promotion() != Some(Role::Queen) {
+                    continue; // under-promotions without capture stay out of quiescence
+                }
+                if quiescence || see_ge(board, m, 0) {
                     GOOD_TACTICAL + mvv_lva(m)
                 } else {
                     BAD_TACTICAL + mvv_lva(m)
                 }
+            } else if quiescence {
+                continue;
             } else if Some(m) == self.killers[0] {
                 KILLER[0]
             } else if Some(m) == self.killers[1] {
                 KILLER[1]
             } else {
                 history.get(side, m)
-            });
+            };
+            self.list.push(Scored { score, mv: m });
         }
     }
 }
