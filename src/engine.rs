@@ -188,6 +188,21 @@ impl Engine {
         self.pool.is_busy()
     }
 
+    /// Makes sure no search runs: waits for one that has been stopped or has reached its
+    /// limits (it ends within milliseconds), and applies deferred options.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Busy`] if a search runs and has not been told to stop.
+    pub fn idle(&mut self) -> Result<(), Error> {
+        if self.pool.is_searching_unstopped() {
+            return Err(Error::Busy);
+        }
+        self.pool.wait();
+        self.sync();
+        Ok(())
+    }
+
     /// Applies what was deferred during a search, if none runs now. Every other method that
     /// needs an idle engine calls it; front ends call it before each command.
     pub fn sync(&mut self) {
@@ -345,11 +360,7 @@ impl Engine {
     /// As [`Engine::go`].
     pub fn go_boxed(&mut self, limits: Limits, handler: Box<dyn SearchHandler>) -> Result<(), Error> {
         let start = Instant::now();
-        if self.pool.is_searching_unstopped() {
-            return Err(Error::Busy);
-        }
-        self.pool.wait();
-        self.sync();
+        self.idle()?;
 
         let pos = &self.position;
         let mut restrict = Vec::new();

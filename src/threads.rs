@@ -183,7 +183,8 @@ impl ThreadPool {
         self.shared.control.lock().phase != Phase::Idle
     }
 
-    /// True while a search runs and has not been told to stop.
+    /// True while a search runs and has not been told to stop (a stopped one is only
+    /// finishing: its end is a matter of milliseconds).
     pub fn is_searching_unstopped(&self) -> bool {
         self.shared.control.lock().phase == Phase::Running && !self.shared.stop.load(Relaxed)
     }

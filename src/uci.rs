@@ -174,6 +174,16 @@ impl Uci {
         let Some((&command, args)) = tokens.split_first() else {
             return Ok(Flow::Continue);
         };
+        let extra = || Error::InvalidCommand(format!("'{command}' takes no arguments, got '{}'", args.join(" ")));
+        if !args.is_empty() {
+            match command {
+                // What a GUI may be waiting on is done anyway; the extra words are reported.
+                "uci" | "isready" | "stop" | "ponderhit" | "quit" => self.out.error(&extra()),
+                // What changes state or only displays is refused.
+                "ucinewgame" | "d" | "eval" => return Err(extra()),
+                _ => {}
+            }
+        }
         match command {
             "uci" => self.uci(),
             "debug" => match args {
@@ -205,8 +215,8 @@ impl Uci {
         Ok(Flow::Continue)
     }
 
-    fn ensure_idle(&self) -> Result<(), Error> {
-        if self.engine.is_searching() { Err(Error::Busy) } else { Ok(()) }
+    fn ensure_idle(&mut self) -> Result<(), Error> {
+        self.engine.idle()
     }
 
     fn uci(&mut self) {

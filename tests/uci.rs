@@ -1,0 +1,381 @@
+//! The UCI binary driven over stdin/stdout: protocol, timing, bad input.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{UciProcess, field};
+
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+#[test]
+fn handshake_lists_every_option() {
+    let mut e = UciProcess::start();
+    e.send("uci");
+    let lines = e.until(|l| l == "uciok");
+    assert!(lines.iter().any(|l| l.starts_with("id name lazuli")));
+    assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    for option in [
+        "option name Hash type spin default 16 min 1 max ",
+        "option name Threads type spin default 1 min 1 max 1024",
+        "option name MultiPV type spin default 1 min 1 max",
+        "option name Clear Hash type button",
+        "option name Ponder type check default false",
+        "option name Move Overhead type spin default 10 min 0 max",
+        "option name UCI_Chess960 type check default false",
+        "option name NullMove type combo default verified var verified var standard var off",
+        "option name NullMoveR type spin default 3 min 1 max 4",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(option)), "missing: {option}");
+    }
+    assert!(e.sync().is_empty());
+    e.send("quit");
+    assert_eq!(e.wait_exit(Duration::from_secs(5)), Some(true));
+}
+
+#[test]
+fn isready_is_answered_during_infinite_search_and_bestmove_waits_for_stop() {
+    let mut e = UciProcess::start();
+    e.send("position startpos moves e2e4");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    let sent = Instant::now();
+    let before_ready = e.sync();
+    assert!(sent.elapsed() < Duration::from_millis(500), "readyok took {:?}", sent.elapsed());
+    assert!(before_ready.iter().all(|l| !l.starts_with("bestmove")), "{before_ready:?}");
+    // Nothing but info for a while more: no early bestmove under infinite.
+    let quiet_until = Instant::now() + Duration::from_millis(300);
+    while let Some(line) = e.next_line(quiet_until.saturating_duration_since(Instant::now())) {
+        assert!(line.starts_with("info"), "{line}");
+    }
+    let stop = Instant::now();
+    e.send("stop");
+    let best = e.bestmove();
+    assert!(stop.elapsed() < Duration::from_millis(50), "stop took {:?}", stop.elapsed());
+    e.send("position startpos moves e2e4");
+    assert!(e.legal_moves().contains(&best));
+}
+
+#[test]
+fn ponder_then_ponderhit_and_ponder_then_stop() {
+    let mut e = UciProcess::start();
+    e.send("setoption name Ponder value true");
+    e.send("position startpos moves e2e4 e7e5");
+    e.send("go ponder wtime 2000 btime 2000");
+    // While pondering, no bestmove however long it takes.
+    let until = Instant::now() + Duration::from_millis(600);
+    while let Some(line) = e.next_line(until.saturating_duration_since(Instant::now())) {
+        assert!(!line.starts_with("bestmove"), "bestmove while pondering: {line}");
+    }
+    let hit = Instant::now();
+    e.send("ponderhit");
+    let lines = e.search_lines();
+    // After ponderhit the clock (2 s, no increment) applies: well under the time left.
+    assert!(hit.elapsed() < Duration::from_millis(1600), "{:?}", hit.elapsed());
+    assert!(lines.last().unwrap().contains(" ponder "), "{lines:?}");
+
+    e.send("go ponder wtime 2000 btime 2000");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("stop");
+    let best = e.bestmove();
+    assert!(e.legal_moves().contains(&best));
+}
+
+#[test]
+fn quit_while_searching_exits_cleanly() {
+    let mut e = UciProcess::start();
+    e.send("setoption name Threads value 4");
+    e.sync();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("quit");
+    assert_eq!(e.wait_exit(Duration::from_secs(2)), Some(true));
+}
+
+#[test]
+fn end_of_input_while_searching_exits_cleanly() {
+    let mut e = UciProcess::start();
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    e.close_input();
+    assert_eq!(e.wait_exit(Duration::from_secs(2)), Some(true));
+}
+
+#[test]
+fn a_hundred_milliseconds_on_one_clock_is_enough() {
+    for (position, clock) in [
+        ("position startpos", "go wtime 100"),
+        ("position startpos moves e2e4", "go btime 100"),
+        (format!("position fen {KIWIPETE}").as_str(), "go wtime 100"),
+        ("position startpos", "go wtime 30 winc 0"),
+    ] {
+        let mut e = UciProcess::start();
+        e.send(position);
+        e.sync();
+        let sent = Instant::now();
+        e.send(clock);
+        let best = e.bestmove();
+        let limit: u64 = clock.split_whitespace().nth(2).unwrap().parse().unwrap();
+        assert!(sent.elapsed() < Duration::from_millis(limit), "{clock}: {:?}", sent.elapsed());
+        assert!(e.legal_moves().contains(&best), "{best}");
+    }
+}
+
+#[test]
+fn no_legal_move_gives_bestmove_none() {
+    let mut e = UciProcess::start();
+    for (fen, score) in [
+        ("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", "mate 0"),
+        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "cp 0"),
+    ] {
+        e.send(&format!("position fen {fen}"));
+        e.send("go depth 5");
+        let lines = e.search_lines();
+        assert_eq!(lines.last().unwrap(), "bestmove (none)");
+        assert!(lines.iter().any(|l| l.contains(&format!("score {score}"))), "{lines:?}");
+    }
+}
+
+/// Every malformed line gets an `info string error` and leaves the position alone.
+#[test]
+fn bad_input_is_reported_and_changes_nothing() {
+    let corpus = [
+        "xyzzy",
+        "position",
+        "position fen",
+        "position fen 8/8/8 w - - 0 1",
+        "position fen 4k3/8/8/8/8/8/8/4K2k w - - 0 1",
+        "position fen 4k3/8/8/8/8/8/8/8 w - - 0 1",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+        "position startpos moves e2e5",
+        "position startpos moves e2e4 e2e4",
+        "position startpos moves zz",
+        "position startpos moves e7e5",
+        "position startpos moves e2e4 e7e5 e1g1",
+        "position sideways",
+        "go wtime abc",
+        "go depth",
+        "go depth -1",
+        "go nodes 1.5",
+        "go foo",
+        "go searchmoves",
+        "go searchmoves e2e5",
+        "go perft",
+        "go perft x",
+        "go perft 99",
+        "setoption",
+        "setoption name",
+        "setoption value 3",
+        "setoption name Hash value abc",
+        "setoption name Hash value 0",
+        "setoption name Hash value 99999999999999",
+        "setoption name Threads value 0",
+        "setoption name Threads value 2000",
+        "setoption name MultiPV value -1",
+        "setoption name No Such Option value 3",
+        "setoption name UCI_Chess960 value maybe",
+        "setoption name Ponder",
+        "setoption name NullMove value sometimes",
+        "setoption name NullMoveR value 9",
+        "debug maybe",
+        "bench x",
+        "bench 16 1 0",
+        "ucinewgame now please",
+        "d 3",
+        "isready now",
+    ];
+    let mut e = UciProcess::start();
+    e.send("position startpos moves e2e4 c7c5 g1f3");
+    let fen = e.fen();
+    for line in corpus {
+        e.send(line);
+        let replies = e.sync();
+        assert!(
+            replies.iter().any(|r| r.starts_with("info string error: ")),
+            "no error for '{line}': {replies:?}"
+        );
+        assert!(replies.iter().all(|r| !r.starts_with("bestmove")), "'{line}' searched: {replies:?}");
+        assert_eq!(e.fen(), fen, "'{line}' changed the position");
+    }
+    // Bytes that are not UTF-8.
+    e.send_bytes(b"go \xff\xfe depth 3\n");
+    assert!(e.sync().iter().any(|r| r.starts_with("info string error: ")));
+    // Still a working engine with its options intact.
+    e.send("go depth 4");
+    let best = e.bestmove();
+    assert!(e.legal_moves().contains(&best));
+}
+
+#[test]
+fn ucinewgame_then_go_nodes_is_reproducible() {
+    let run = |e: &mut UciProcess| -> Vec<String> {
+        e.send("ucinewgame");
+        e.send(&format!("position fen {KIWIPETE}"));
+        e.send("go nodes 30000");
+        e.search_lines()
+            .into_iter()
+            .map(|l| {
+                // Drop the fields that measure time.
+                let mut out = Vec::new();
+                let mut skip = false;
+                for t in l.split_whitespace() {
+                    if skip {
+                        skip = false;
+                    } else if t == "nps" || t == "time" {
+                        skip = true;
+                    } else {
+                        out.push(t);
+                    }
+                }
+                out.join(" ")
+            })
+            .collect()
+    };
+    let mut e = UciProcess::start();
+    e.send("position startpos");
+    e.send("go depth 8"); // leave something in the table and the histories
+    e.bestmove();
+    let first = run(&mut e);
+    let second = run(&mut e);
+    assert!(first.len() > 3, "{first:?}");
+    assert_eq!(first, second);
+    let nodes: u64 = field(&first[first.len() - 2], "nodes").unwrap().parse().unwrap();
+    assert!(nodes <= 30000, "{nodes}");
+}
+
+#[test]
+fn searchmoves_restricts_the_root() {
+    let mut e = UciProcess::start();
+    e.send("position startpos");
+    e.send("go depth 6 searchmoves a2a3 h2h3");
+    let best = e.bestmove();
+    assert!(best == "a2a3" || best == "h2h3", "{best}");
+}
+
+#[test]
+fn multipv_reports_distinct_lines() {
+    let mut e = UciProcess::start();
+    e.send("setoption name MultiPV value 3");
+    e.send(&format!("position fen {KIWIPETE}"));
+    e.send("go depth 6");
+    let lines = e.search_lines();
+    let last_depth: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth 6 ")).collect();
+    let firsts: Vec<&str> = last_depth.iter().map(|l| field(l, "pv").unwrap()).collect();
+    assert_eq!(last_depth.len(), 3, "{lines:?}");
+    for (i, l) in last_depth.iter().enumerate() {
+        assert_eq!(field(l, "multipv").unwrap(), (i + 1).to_string());
+    }
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+    // Scores come best first.
+    let cp = |l: &str| -> i32 { field(l, "cp").map_or(0, |v| v.parse().unwrap()) };
+    assert!(cp(last_depth[0]) >= cp(last_depth[1]) && cp(last_depth[1]) >= cp(last_depth[2]));
+}
+
+#[test]
+fn info_lines_carry_every_field_as_integers() {
+    let mut e = UciProcess::start();
+    e.send("position startpos");
+    e.send("go depth 7");
+    let lines = e.search_lines();
+    let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth")).collect();
+    assert!(infos.len() >= 7);
+    for l in infos {
+        for key in ["depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time"] {
+            let v = field(l, key).unwrap_or_else(|| panic!("no {key} in {l}"));
+            assert!(v.parse::<u64>().is_ok(), "{key} {v} in {l}");
+        }
+        let score = field(l, "score").unwrap();
+        assert!(score == "cp" || score == "mate", "{l}");
+        assert!(field(l, score).unwrap().parse::<i32>().is_ok());
+        assert!(field(l, "pv").is_some());
+    }
+}
+
+#[test]
+fn currmove_after_the_first_second() {
+    let mut e = UciProcess::start();
+    e.send(&format!("position fen {KIWIPETE}"));
+    e.send("go movetime 2500");
+    let lines = e.search_lines();
+    let currmoves: Vec<&String> = lines.iter().filter(|l| l.contains(" currmove ")).collect();
+    assert!(!currmoves.is_empty(), "no currmove in a 2.5 s search");
+    for l in currmoves {
+        assert!(field(l, "currmovenumber").unwrap().parse::<u32>().unwrap() >= 1);
+    }
+}
+
+#[test]
+fn perft_through_the_binary() {
+    let mut e = UciProcess::start();
+    for (fen, depth, nodes) in [
+        ("startpos".to_owned(), 4, 197_281),
+        (format!("fen {KIWIPETE}"), 3, 97_862),
+        ("fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9".to_owned(), 3, 12_189),
+    ] {
+        e.send(&format!("position {fen}"));
+        e.send(&format!("go perft {depth}"));
+        let lines = e.until_prefix("Nodes searched");
+        assert_eq!(lines.last().unwrap(), &format!("Nodes searched: {nodes}"));
+    }
+}
+
+#[test]
+fn chess960_castling_is_king_takes_rook() {
+    let mut e = UciProcess::start();
+    let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
+    e.send(&format!("position fen {fen}"));
+    let standard = e.legal_moves();
+    assert!(standard.contains(&"e1g1".to_owned()) && standard.contains(&"e1c1".to_owned()));
+    e.send("setoption name UCI_Chess960 value true");
+    e.send(&format!("position fen {fen}"));
+    let chess960 = e.legal_moves();
+    assert!(chess960.contains(&"e1h1".to_owned()) && chess960.contains(&"e1a1".to_owned()));
+    // Both forms are accepted on input, in either mode.
+    for m in ["e1g1", "e1h1"] {
+        e.send(&format!("position fen {fen} moves {m}"));
+        assert_eq!(e.fen(), "r3k2r/8/8/8/8/8/8/R4RK1 b kq - 1 1");
+    }
+    // A Chess960 start with Shredder-FEN castling rights.
+    e.send("position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
+    e.send("go depth 5");
+    let best = e.bestmove();
+    assert!(e.legal_moves().contains(&best));
+}
+
+#[test]
+fn bench_prints_nodes_and_nps_last_and_is_repeatable() {
+    let run = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lazuli"))
+            .args(["bench", "16", "1", "6"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (a, b) = (run(), run());
+    let nodes = |s: &str| s.lines().find(|l| l.starts_with("Nodes searched")).unwrap().to_owned();
+    let lines: Vec<&str> = a.lines().collect();
+    assert!(lines[lines.len() - 2].starts_with("Nodes searched  : "));
+    assert!(lines[lines.len() - 1].starts_with("Nodes/second    : "));
+    assert_eq!(nodes(&a), nodes(&b));
+
+    // The same signature from the UCI command.
+    let mut e = UciProcess::start();
+    e.send("bench 16 1 6");
+    let lines = e.until_prefix("Nodes/second");
+    assert_eq!(lines[lines.len() - 2], nodes(&a));
+}
+
+#[test]
+fn d_and_eval() {
+    let mut e = UciProcess::start();
+    e.send("position startpos moves e2e4");
+    e.send("d");
+    let lines = e.until_prefix("Checkers");
+    assert!(lines.iter().any(|l| l.starts_with("Key: ")));
+    assert!(lines.iter().any(|l| l.contains("| P |")));
+    e.send("eval");
+    let lines = e.until_prefix("Final evaluation");
+    assert!(lines.iter().any(|l| l.contains("Mobility")));
+}
