@@ -18,8 +18,8 @@
 //! evasion when in check.
 
 use arrayvec::ArrayVec;
-use shakmaty::attacks::{bishop_attacks, rook_attacks};
-use shakmaty::{Bitboard, Board, Chess, Color, Move, Position as _, Role, Square};
+use shakmaty::attacks::{attacks, bishop_attacks, rook_attacks};
+use shakmaty::{Bitboard, Board, Chess, Color, Move, Piece, Position as _, Role, Square};
 
 /// Piece values for exchange evaluation and MVV-LVA, indexed by `Role as usize`.
 pub const SEE_VALUE: [i32; 7] = [0, 100, 300, 300, 500, 900, 20_000];
@@ -204,6 +204,36 @@ impl MovePicker {
     }
 }
 
+/// True when `m` gives check, from bitboards, without making the move: a direct check by
+/// the moved (or promoted) piece from its target square, or a discovered check by a slider of
+/// ours once the moved piece (and an en passant victim) has left. Castling is played out.
+pub fn gives_check(chess: &Chess, m: Move) -> bool {
+    let board = chess.board();
+    let us = chess.turn();
+    let Some(king) = board.king_of(!us) else {
+        return false;
+    };
+    let (from, to, role) = match m {
+        Move::Normal { role, from, to, promotion, .. } => (from, to, promotion.unwrap_or(role)),
+        Move::EnPassant { from, to } => (from, to, Role::Pawn),
+        Move::Castle { .. } | Move::Put { .. } => {
+            let mut after = chess.clone();
+            after.play_unchecked(m);
+            return after.is_check();
+        }
+    };
+    let mut occupied = board.occupied().without(from).with(to);
+    if let Move::EnPassant { from, to } = m {
+        occupied = occupied.without(Square::from_coords(to.file(), from.rank()));
+    }
+    if attacks(to, Piece { color: us, role }, occupied).contains(king) {
+        return true;
+    }
+    let sliders = (bishop_attacks(king, occupied) & board.bishops_and_queens())
+        | (rook_attacks(king, occupied) & board.rooks_and_queens());
+    (sliders & board.by_color(us)).without(from).any()
+}
+
 /// Static exchange evaluation: does playing `m` and the best sequence of recaptures on its
 /// target square win at least `threshold` centipawns for the mover? (The swap algorithm,
 /// chessprogramming wiki "SEE - The Swap Algorithm", in the threshold form of Stockfish's
@@ -308,6 +338,39 @@ mod tests {
             let m = pos.parse_uci(uci).unwrap();
             assert_eq!(see_ge(pos.chess().board(), m, threshold), expected, "{fen} {uci} {threshold}");
         }
+    }
+
+    #[test]
+    fn gives_check_agrees_with_making_the_move() {
+        let mut checks = 0;
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "8/8/8/2k5/3pP3/8/8/1K4B1 b - e3 0 1",
+            "5k2/8/8/8/8/8/8/4K2R w K - 0 1",
+            "3r2k1/4P3/8/8/8/8/8/R3K3 w Q - 0 1",
+            "4k3/8/8/8/1b6/8/3P4/4K3 w - - 0 1",
+            "1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let mut stack = vec![pos];
+            // Two plies deep from each position.
+            for _ in 0..2 {
+                let mut next = Vec::new();
+                for p in &stack {
+                    for m in p.legal_moves() {
+                        let mut child = p.clone();
+                        child.push(m);
+                        assert_eq!(gives_check(p.chess(), m), child.in_check(), "{} {m:?}", p.fen());
+                        checks += usize::from(child.in_check());
+                        next.push(child);
+                    }
+                }
+                stack = next;
+            }
+        }
+        assert!(checks > 100);
     }
 
     #[test]

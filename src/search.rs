@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Move, MoveList, Position as _};
 
 use crate::eval::evaluate;
-use crate::movepick::{History, MovePicker, is_tactical, see_ge};
+use crate::movepick::{History, MovePicker, gives_check, is_tactical, see_ge};
 use crate::position::Position;
 use crate::score::{MAX_PLY, Score};
 use crate::threads::{SharedState, ThreadResult};
@@ -487,16 +487,19 @@ impl<'a> Searcher<'a> {
         // with `verify` set a fail-high does not cut off; the node is searched one ply
         // shallower with `verify` cleared for the subtree, and searched again at full depth
         // with `verify` set if it then fails low, which reveals a zugzwang).
-        // null_ok(): not in check, not right after a null move, and the static evaluation at
-        // least beta (a null move below beta would rarely fail high).
+        // null_ok(): not at a PV node (a fail-high there is re-searched without the null-move
+        // cutoffs that would hide a mate), not in check, not right after a null move, beta not
+        // a mate score (a side being mated would pass and "escape" at the reduced depth), and
+        // the static evaluation at least beta (below it a null move would rarely fail high).
         let mut depth = depth;
         let mut verify = verify;
         let mut null_fail_high = false;
         let null_mode = config.null_move;
-        if !N::ROOT
+        if !N::PV
             && null_mode != NullMoveMode::Off
             && !in_check
             && !self.stack[ply].after_null
+            && !beta.is_mate()
             && eval.is_some_and(|e| e >= beta)
             && (null_mode == NullMoveMode::Standard || !verify || depth > 1)
             && self.pos.push_null()
@@ -546,12 +549,13 @@ impl<'a> Searcher<'a> {
                 };
                 move_count += 1;
                 let quiet = !is_tactical(m);
+                let gives_check = gives_check(self.pos.chess(), m);
 
-                // Step 10. Pruning at shallow depth, once a move has kept us from being mated:
-                // late move pruning of quiet moves, futility pruning of quiet moves
-                // (chessprogramming wiki, "Futility Pruning"), and SEE pruning of moves that
-                // lose material.
-                if !N::ROOT && config.pruning && best > -Score::MATE_BOUND && move_count > 1 {
+                // Step 10. Pruning at shallow depth, once a move has kept us from being mated,
+                // never of a checking move: late move pruning of quiet moves, futility pruning
+                // of quiet moves (chessprogramming wiki, "Futility Pruning"), and SEE pruning of
+                // moves that lose material.
+                if !N::ROOT && config.pruning && best > -Score::MATE_BOUND && move_count > 1 && !gives_check {
                     if quiet && !in_check {
                         if depth <= 4 && move_count > 3 + (depth * depth) as usize * (1 + usize::from(improving)) {
                             continue;
@@ -573,7 +577,7 @@ impl<'a> Searcher<'a> {
                 }
                 self.pos.push(m);
                 self.tt.prefetch(self.pos.key());
-                let gives_check = self.pos.in_check();
+                debug_assert_eq!(gives_check, self.pos.in_check());
 
                 // Step 11. Check extension: a checking move is searched one ply deeper.
                 let extension = i32::from(gives_check && ply < 2 * self.root_depth as usize);

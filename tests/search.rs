@@ -1,0 +1,166 @@
+//! Search behaviour through the library facade: mates, zugzwang (the point of verified null
+//! move), limits and determinism.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use lazuli::{Engine, Limits, Score, ScoreKind, SearchHandler, SearchInfo, SearchResult};
+use shakmaty::Move;
+
+/// Keeps every info line.
+#[derive(Clone, Default)]
+struct Recorder(Arc<Mutex<Vec<SearchInfo>>>);
+
+impl SearchHandler for Recorder {
+    fn on_info(&mut self, info: &SearchInfo) {
+        self.0.lock().unwrap().push(info.clone());
+    }
+    fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
+}
+
+fn engine(options: &[(&str, &str)]) -> Engine {
+    let mut e = Engine::new().unwrap();
+    for (name, value) in options {
+        e.set_option(name, value).unwrap();
+    }
+    e
+}
+
+fn search(e: &mut Engine, fen: &str, limits: Limits) -> (SearchResult, String) {
+    e.set_position(Some(fen), &[]).unwrap();
+    e.go(limits, Recorder::default()).unwrap();
+    let result = e.wait().unwrap().unwrap();
+    let best = result.best.map_or_else(|| "(none)".to_owned(), |m| e.uci_move(m));
+    (result, best)
+}
+
+/// (fen, dm, best moves in UCI form, id) of `tests/data/mates_2to5_dev.epd`, whose lines read
+/// `<fen> bm <SAN>...; dm <n>; id "<id>"; pv ...;`.
+fn mates(wanted: &[u32]) -> Vec<(String, u32, Vec<String>, String)> {
+    let text = std::fs::read_to_string(format!("{}/tests/data/mates_2to5_dev.epd", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut fields = line.split(';').map(str::trim);
+        let (fen, bm) = fields.next().unwrap().split_once(" bm ").unwrap();
+        let rest: Vec<&str> = fields.collect();
+        let op = |name: &str| rest.iter().find_map(|f| f.strip_prefix(name)).unwrap().trim_matches('"');
+        let dm: u32 = op("dm ").parse().unwrap();
+        if !wanted.contains(&dm) {
+            continue;
+        }
+        let pos: shakmaty::Chess = fen
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Standard)
+            .unwrap();
+        let moves = bm
+            .split_whitespace()
+            .map(|san| {
+                let m = san.parse::<shakmaty::san::San>().unwrap().to_move(&pos).unwrap();
+                m.to_uci(shakmaty::CastlingMode::Standard).to_string()
+            })
+            .collect();
+        out.push((fen.to_owned(), dm, moves, op("id ").to_owned()));
+    }
+    out
+}
+
+/// The one mate-in-3 of the set whose key (Qa7, a quiet queen move far from the action) needs
+/// hundreds of millions of nodes; Stockfish 15.1 also reports longer mates up to depth 53.
+const HARD_MATES: &[&str] = &["matetrack.0033"];
+
+#[test]
+fn mates_in_two_and_three_are_found_with_the_exact_distance() {
+    let cases = mates(&[2, 3]);
+    assert_eq!(cases.len(), 20);
+    let mut e = engine(&[]);
+    for (fen, dm, bm, id) in cases.iter().filter(|c| !HARD_MATES.contains(&c.3.as_str())) {
+        e.new_game();
+        let (result, best) = search(&mut e, fen, Limits { mate: Some(*dm), ..Limits::default() });
+        assert_eq!(result.score.kind(), ScoreKind::Mate(*dm as i32), "{id} {fen}");
+        assert!(bm.contains(&best), "{id} {fen}: {best} not in {bm:?}");
+    }
+}
+
+#[test]
+#[ignore = "minutes: a deep quiet key move"]
+fn hard_mate_in_three() {
+    let mut e = engine(&[]);
+    for (fen, dm, bm, id) in mates(&[3]).iter().filter(|c| HARD_MATES.contains(&c.3.as_str())) {
+        let (result, best) = search(&mut e, fen, Limits { mate: Some(*dm), ..Limits::default() });
+        assert_eq!(result.score.kind(), ScoreKind::Mate(*dm as i32), "{id}");
+        assert!(bm.contains(&best), "{id}");
+    }
+}
+
+/// Positions of `tests/data/zugzwang_cpw.epd` where standard null-move pruning (R = 3) picks a
+/// wrong move at a fixed depth and verified null-move pruning (R = 3) picks the right one:
+/// (id, fen, depth, standard's move, verified's move = the EPD's best move).
+const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
+    ("zugzwang.001", "8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1", 16, "e1e5", "e1f1"),
+    ("zugzwang.004", "8/6B1/p5p1/Pp4kp/1P5r/5P1Q/4q1PK/8 w - - 0 32", 16, "g7h6", "h3h4"),
+    ("zugzwang.005", "8/8/1p1r1k2/p1pPN1p1/P3KnP1/1P6/8/3R4 b - - 0 1", 12, "f4e2", "f4d5"),
+];
+
+#[test]
+fn verified_null_move_solves_zugzwangs_that_standard_null_move_misses() {
+    for &(id, fen, depth, standard, verified) in ZUGZWANG {
+        for (mode, expected) in [("standard", standard), ("verified", verified)] {
+            let mut e = engine(&[("NullMove", mode), ("NullMoveR", "3")]);
+            let (_, best) = search(&mut e, fen, Limits::depth(depth));
+            assert_eq!(best, expected, "{id} depth {depth} NullMove={mode}");
+        }
+    }
+}
+
+#[test]
+fn fixed_depth_search_is_deterministic_with_one_thread() {
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let run = || {
+        let mut e = engine(&[]);
+        let (r, best) = search(&mut e, fen, Limits::depth(9));
+        (r.nodes, best, r.score)
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn node_limit_is_exact_with_one_thread() {
+    let mut e = engine(&[]);
+    let (r, _) = search(&mut e, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", Limits::nodes(12_345));
+    assert_eq!(r.nodes, 12_345);
+}
+
+#[test]
+fn movetime_is_kept() {
+    let mut e = engine(&[]);
+    let start = Instant::now();
+    let (r, _) = search(&mut e, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", Limits::movetime(300));
+    let took = start.elapsed();
+    assert!(took >= Duration::from_millis(250) && took < Duration::from_millis(400), "{took:?}");
+    assert!(r.depth >= 3);
+}
+
+#[test]
+fn draws_by_rule_score_zero() {
+    let mut e = engine(&[]);
+    // Fifty-move rule about to apply, and a bare-kings-and-knight position.
+    for fen in ["8/8/4k3/8/8/3NK3/8/8 w - - 0 1", "7k/8/8/8/8/8/1R6/K7 b - - 99 120"] {
+        let (r, _) = search(&mut e, fen, Limits::depth(8));
+        assert_eq!(r.score, Score::DRAW, "{fen}");
+    }
+}
+
+#[test]
+fn info_reports_progress_to_the_handler() {
+    let mut e = engine(&[]);
+    e.set_position(None, &[]).unwrap();
+    let rec = Recorder::default();
+    e.go(Limits::depth(6), rec.clone()).unwrap();
+    e.wait().unwrap().unwrap();
+    let infos = rec.0.lock().unwrap();
+    let depths: Vec<u32> = infos.iter().map(|i| i.depth).collect();
+    assert_eq!(depths, vec![1, 2, 3, 4, 5, 6]);
+    assert!(infos.windows(2).all(|w| w[0].nodes <= w[1].nodes));
+    assert!(infos.iter().all(|i| !i.pv.is_empty() && i.seldepth >= i.depth));
+}
