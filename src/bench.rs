@@ -3,6 +3,7 @@
 //! messages that change it carry `Bench: N`); the nodes per second are its speed figure.
 //!
 //! `bench [hash] [threads] [depth]`, as Stockfish's `bench <hash> <threads> <depth>`.
+//! `bench scaling ...` runs it at several thread counts and reports the speedups (below).
 
 use std::time::{Duration, Instant};
 
@@ -91,7 +92,12 @@ impl BenchConfig {
         if args.len() > 3 {
             return Err(usage());
         }
-        let num = |s: &str, max: usize| s.parse::<usize>().ok().filter(|n| (1..=max).contains(n)).ok_or_else(usage);
+        let num = |s: &str, max: usize| {
+            s.parse::<usize>()
+                .ok()
+                .filter(|n| (1..=max).contains(n))
+                .ok_or_else(usage)
+        };
         if let Some(s) = args.first() {
             config.hash_mb = num(s, 1 << 20)?;
         }
@@ -148,7 +154,10 @@ impl SearchHandler for Silent {
 /// # Errors
 ///
 /// Engine creation or option errors (for example a hash size that cannot be allocated).
-pub fn run(config: &BenchConfig, mut progress: impl FnMut(usize, &PositionResult)) -> Result<BenchReport, Error> {
+pub fn run(
+    config: &BenchConfig,
+    mut progress: impl FnMut(usize, &PositionResult),
+) -> Result<BenchReport, Error> {
     let mut engine = Engine::new()?;
     engine.set_option("Threads", &config.threads.to_string())?;
     engine.set_option("Hash", &config.hash_mb.to_string())?;
@@ -166,7 +175,9 @@ pub fn run(config: &BenchConfig, mut progress: impl FnMut(usize, &PositionResult
         let time = start.elapsed();
         let r = PositionResult {
             fen,
-            best: result.best.map_or_else(|| "(none)".to_owned(), |m| engine.uci_move(m)),
+            best: result
+                .best
+                .map_or_else(|| "(none)".to_owned(), |m| engine.uci_move(m)),
             nodes: result.nodes,
             time,
         };
@@ -216,11 +227,386 @@ pub fn run_uci(config: &BenchConfig, out: &Output) -> Result<(), Error> {
 ///
 /// As [`BenchConfig::parse`] and [`run`].
 pub fn run_cli(args: &[&str]) -> Result<(), Error> {
+    if let Some((&"scaling", rest)) = args.split_first() {
+        return run_scaling_cli(rest);
+    }
     let config = BenchConfig::parse(args)?;
     let n = POSITIONS.len();
     let report = run(&config, |i, r| {
-        eprintln!("Position {:>2}/{n}: {:<7} {:>10} nodes {:>6} ms  {}", i + 1, r.best, r.nodes, r.time.as_millis(), r.fen);
+        eprintln!(
+            "Position {:>2}/{n}: {:<7} {:>10} nodes {:>6} ms  {}",
+            i + 1,
+            r.best,
+            r.nodes,
+            r.time.as_millis(),
+            r.fen
+        );
     })?;
     println!("{}", summary(&report));
+    Ok(())
+}
+
+// -------------------------------------------------------------------------------------------
+// Thread scaling: `lazuli bench scaling`.
+// -------------------------------------------------------------------------------------------
+
+/// What `bench scaling` runs: the bench at each thread count, `rounds` times, thread counts
+/// alternating within each round so that a busy machine slows all counts alike.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalingConfig {
+    /// Thread counts, the first being the reference (normally 1).
+    pub threads: Vec<usize>,
+    /// Fixed depth per position.
+    pub depth: u32,
+    /// Hash table size in MB.
+    pub hash_mb: usize,
+    /// Repetitions; figures are medians over rounds.
+    pub rounds: usize,
+    /// `go infinite` / `stop` trials per thread count for the stop latency.
+    pub stop_trials: usize,
+    /// Write the rows as JSON here.
+    pub json: Option<std::path::PathBuf>,
+    /// Write the rows as CSV here.
+    pub csv: Option<std::path::PathBuf>,
+}
+
+impl ScalingConfig {
+    /// 1, 2, 4, ... up to `max` (and `max` itself).
+    pub fn doubling(max: usize) -> Vec<usize> {
+        let mut v = Vec::new();
+        let mut t = 1;
+        while t < max {
+            v.push(t);
+            t *= 2;
+        }
+        v.push(max.max(1));
+        v
+    }
+
+    /// Parses `[--max N | --threads 1,2,4] [--depth D] [--hash MB] [--rounds R]
+    /// [--stop-trials K] [--json FILE] [--csv FILE]`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidCommand`] with the usage for anything else.
+    pub fn parse(args: &[&str]) -> Result<ScalingConfig, Error> {
+        let usage = || {
+            Error::InvalidCommand(
+                "usage: bench scaling [--max N | --threads 1,2,4] [--depth D] [--hash MB] [--rounds R] \
+                 [--stop-trials K] [--json FILE] [--csv FILE]"
+                    .into(),
+            )
+        };
+        let mut c = ScalingConfig {
+            threads: Self::doubling(num_cpus::get()),
+            depth: DEFAULT_DEPTH,
+            hash_mb: 16,
+            rounds: 3,
+            stop_trials: 10,
+            json: None,
+            csv: None,
+        };
+        let num = |s: Option<&&str>| {
+            s.and_then(|s| s.parse::<usize>().ok())
+                .filter(|n| (1..=1 << 20).contains(n))
+                .ok_or_else(usage)
+        };
+        let mut i = 0;
+        while i < args.len() {
+            let value = args.get(i + 1);
+            match args[i] {
+                "--max" => c.threads = Self::doubling(num(value)?.min(1024)),
+                "--threads" => {
+                    let list: Option<Vec<usize>> = value
+                        .ok_or_else(usage)?
+                        .split(',')
+                        .map(|t| t.parse().ok().filter(|n| (1..=1024).contains(n)))
+                        .collect();
+                    c.threads = list.filter(|l| !l.is_empty()).ok_or_else(usage)?;
+                }
+                "--depth" => c.depth = num(value)?.min(64) as u32,
+                "--hash" => c.hash_mb = num(value)?,
+                "--rounds" => c.rounds = num(value)?,
+                "--stop-trials" => c.stop_trials = num(value)?,
+                "--json" => c.json = Some(value.ok_or_else(usage)?.into()),
+                "--csv" => c.csv = Some(value.ok_or_else(usage)?.into()),
+                _ => return Err(usage()),
+            }
+            i += 2;
+        }
+        Ok(c)
+    }
+}
+
+/// The machine a scaling run was measured on.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Machine {
+    /// CPU model name (Linux `/proc/cpuinfo`), or "unknown".
+    pub model: String,
+    /// Logical cores.
+    pub logical_cores: usize,
+    /// Physical cores.
+    pub physical_cores: usize,
+}
+
+impl Machine {
+    /// This machine.
+    pub fn current() -> Machine {
+        let model = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|info| {
+                info.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, m)| m.trim().to_owned())
+            })
+            .unwrap_or_else(|| "unknown".to_owned());
+        Machine {
+            model,
+            logical_cores: num_cpus::get(),
+            physical_cores: num_cpus::get_physical(),
+        }
+    }
+}
+
+/// One thread count's figures (medians over the rounds).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ScalingRow {
+    /// Search threads.
+    pub threads: usize,
+    /// Total nodes over the bench positions.
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// NPS divided by the reference's NPS.
+    pub nps_speedup: f64,
+    /// Total wall time to reach the bench depth on every position, in ms.
+    pub time_to_depth_ms: u64,
+    /// The reference's time to depth divided by this one (above 1: reaches the depth sooner).
+    pub ttd_speedup: f64,
+    /// Share of positions whose best move equals the reference's in the same round.
+    pub best_move_agreement: f64,
+    /// Median time from `stop` to the best move, in microseconds.
+    pub stop_median_us: u64,
+    /// Longest time from `stop` to the best move, in microseconds.
+    pub stop_max_us: u64,
+}
+
+/// A whole scaling run.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ScalingReport {
+    /// Where it ran.
+    pub machine: Machine,
+    /// Bench depth.
+    pub depth: u32,
+    /// Hash MB.
+    pub hash_mb: usize,
+    /// Rounds per thread count.
+    pub rounds: usize,
+    /// Bench positions per round.
+    pub positions: usize,
+    /// One row per thread count, in the configured order.
+    pub rows: Vec<ScalingRow>,
+}
+
+fn median<T: Copy + Ord>(mut v: Vec<T>) -> T {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+/// Records when the best move arrives.
+struct StopClock(std::sync::Arc<parking_lot::Mutex<Option<Instant>>>);
+
+impl SearchHandler for StopClock {
+    fn on_info(&mut self, _: &SearchInfo) {}
+    fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {
+        *self.0.lock() = Some(Instant::now());
+    }
+}
+
+/// Time from `stop` to the best move during `go infinite`, `trials` times, in microseconds.
+///
+/// # Errors
+///
+/// Engine creation or option errors.
+pub fn stop_latencies(threads: usize, hash_mb: usize, trials: usize) -> Result<Vec<u64>, Error> {
+    let mut engine = Engine::new()?;
+    engine.set_option("Threads", &threads.to_string())?;
+    engine.set_option("Hash", &hash_mb.to_string())?;
+    let mut out = Vec::with_capacity(trials);
+    for i in 0..trials {
+        engine.set_position(Some(POSITIONS[i % POSITIONS.len()]), &[])?;
+        let arrived = std::sync::Arc::new(parking_lot::Mutex::new(None));
+        engine.go(
+            Limits {
+                infinite: true,
+                ..Limits::default()
+            },
+            StopClock(arrived.clone()),
+        )?;
+        std::thread::sleep(Duration::from_millis(100));
+        let stop = Instant::now();
+        engine.stop();
+        engine.wait();
+        let at = arrived.lock().expect("the best move was reported");
+        out.push(at.duration_since(stop).as_micros() as u64);
+    }
+    Ok(out)
+}
+
+/// Runs the scaling benchmark. `progress` is told each finished bench position.
+///
+/// # Errors
+///
+/// Engine creation or option errors.
+pub fn scaling(config: &ScalingConfig, mut progress: impl FnMut()) -> Result<ScalingReport, Error> {
+    let n = config.threads.len();
+    let mut nodes = vec![Vec::new(); n];
+    let mut times = vec![Vec::new(); n];
+    let mut agree = vec![0usize; n];
+    for _ in 0..config.rounds {
+        let mut reference: Option<Vec<String>> = None;
+        for (i, &threads) in config.threads.iter().enumerate() {
+            let bench = BenchConfig {
+                hash_mb: config.hash_mb,
+                threads,
+                depth: config.depth,
+            };
+            let report = run(&bench, |_, _| progress())?;
+            let moves: Vec<String> = report.positions.iter().map(|p| p.best.clone()).collect();
+            let reference = reference.get_or_insert_with(|| moves.clone());
+            agree[i] += moves
+                .iter()
+                .zip(reference.iter())
+                .filter(|(a, b)| a == b)
+                .count();
+            nodes[i].push(report.nodes);
+            times[i].push(report.time);
+        }
+    }
+    let mut rows = Vec::with_capacity(n);
+    for (i, &threads) in config.threads.iter().enumerate() {
+        let stops = stop_latencies(threads, config.hash_mb, config.stop_trials)?;
+        let (node_count, time) = (median(nodes[i].clone()), median(times[i].clone()));
+        let nps_values: Vec<u64> = nodes[i]
+            .iter()
+            .zip(&times[i])
+            .map(|(&n, &t)| nps(n, t))
+            .collect();
+        rows.push(ScalingRow {
+            threads,
+            nodes: node_count,
+            nps: median(nps_values),
+            nps_speedup: 0.0,
+            time_to_depth_ms: time.as_millis() as u64,
+            ttd_speedup: 0.0,
+            best_move_agreement: agree[i] as f64 / (config.rounds * POSITIONS.len()) as f64,
+            stop_median_us: median(stops.clone()),
+            stop_max_us: stops.iter().copied().max().unwrap_or(0),
+        });
+    }
+    let (base_nps, base_time) = (
+        rows[0].nps.max(1) as f64,
+        rows[0].time_to_depth_ms.max(1) as f64,
+    );
+    for row in &mut rows {
+        row.nps_speedup = row.nps as f64 / base_nps;
+        row.ttd_speedup = base_time / row.time_to_depth_ms.max(1) as f64;
+    }
+    Ok(ScalingReport {
+        machine: Machine::current(),
+        depth: config.depth,
+        hash_mb: config.hash_mb,
+        rounds: config.rounds,
+        positions: POSITIONS.len(),
+        rows,
+    })
+}
+
+impl ScalingReport {
+    /// The aligned table printed by `bench scaling`.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "{} ({} logical / {} physical cores), bench depth {}, hash {} MB, median of {} rounds of {} positions\n\n",
+            self.machine.model,
+            self.machine.logical_cores,
+            self.machine.physical_cores,
+            self.depth,
+            self.hash_mb,
+            self.rounds,
+            self.positions
+        );
+        s.push_str("threads       nodes        nps  nps speedup  time to depth  ttd speedup  same best move  stop median  stop max\n");
+        for r in &self.rows {
+            s.push_str(&format!(
+                "{:>7} {:>11} {:>10} {:>12.2} {:>11} ms {:>12.2} {:>14.0}% {:>9.2} ms {:>6.2} ms\n",
+                r.threads,
+                r.nodes,
+                r.nps,
+                r.nps_speedup,
+                r.time_to_depth_ms,
+                r.ttd_speedup,
+                r.best_move_agreement * 100.0,
+                r.stop_median_us as f64 / 1000.0,
+                r.stop_max_us as f64 / 1000.0
+            ));
+        }
+        s
+    }
+
+    /// The rows as CSV with a header line.
+    pub fn csv(&self) -> String {
+        let mut s = String::from(
+            "threads,nodes,nps,nps_speedup,time_to_depth_ms,ttd_speedup,best_move_agreement,stop_median_us,stop_max_us\n",
+        );
+        for r in &self.rows {
+            s.push_str(&format!(
+                "{},{},{},{:.4},{},{:.4},{:.4},{},{}\n",
+                r.threads,
+                r.nodes,
+                r.nps,
+                r.nps_speedup,
+                r.time_to_depth_ms,
+                r.ttd_speedup,
+                r.best_move_agreement,
+                r.stop_median_us,
+                r.stop_max_us
+            ));
+        }
+        s
+    }
+}
+
+/// `lazuli bench scaling ...`: table on stdout, files as asked, a progress bar on stderr.
+///
+/// # Errors
+///
+/// As [`ScalingConfig::parse`] and [`scaling`], and file write errors.
+pub fn run_scaling_cli(args: &[&str]) -> Result<(), Error> {
+    let config = ScalingConfig::parse(args)?;
+    let total = (config.rounds * config.threads.len() * POSITIONS.len()) as u64;
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} positions, {elapsed} elapsed, about {eta} left",
+        )
+        .expect("a valid template"),
+    );
+    let report = scaling(&config, || bar.inc(1))?;
+    bar.finish_and_clear();
+    print!("{}", report.table());
+    let write = |path: &std::path::Path, text: String| {
+        std::fs::write(path, text)
+            .map_err(|e| Error::InvalidCommand(format!("cannot write {}: {e}", path.display())))
+    };
+    if let Some(path) = &config.json {
+        write(
+            path,
+            serde_json::to_string_pretty(&report).expect("plain data serialises"),
+        )?;
+    }
+    if let Some(path) = &config.csv {
+        write(path, report.csv())?;
+    }
     Ok(())
 }

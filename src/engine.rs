@@ -38,7 +38,10 @@ pub enum OptionKind {
     /// `true` or `false`.
     Check { default: bool },
     /// One of `vars`.
-    Combo { default: &'static str, vars: &'static [&'static str] },
+    Combo {
+        default: &'static str,
+        vars: &'static [&'static str],
+    },
     /// An action without a value.
     Button,
 }
@@ -75,15 +78,56 @@ pub fn option_specs() -> Vec<OptionSpec> {
     use OptionKind::*;
     let spec = |name, kind| OptionSpec { name, kind };
     vec![
-        spec("Threads", Spin { default: 1, min: 1, max: MAX_THREADS }),
-        spec("Hash", Spin { default: 16, min: 1, max: max_hash_mb() }),
+        spec(
+            "Threads",
+            Spin {
+                default: 1,
+                min: 1,
+                max: MAX_THREADS,
+            },
+        ),
+        spec(
+            "Hash",
+            Spin {
+                default: 16,
+                min: 1,
+                max: max_hash_mb(),
+            },
+        ),
         spec("Clear Hash", Button),
-        spec("MultiPV", Spin { default: 1, min: 1, max: 256 }),
+        spec(
+            "MultiPV",
+            Spin {
+                default: 1,
+                min: 1,
+                max: 256,
+            },
+        ),
         spec("Ponder", Check { default: false }),
-        spec("Move Overhead", Spin { default: 10, min: 0, max: 5000 }),
+        spec(
+            "Move Overhead",
+            Spin {
+                default: 10,
+                min: 0,
+                max: 5000,
+            },
+        ),
         spec("UCI_Chess960", Check { default: false }),
-        spec("NullMove", Combo { default: "verified", vars: NULL_MOVE_VARS }),
-        spec("NullMoveR", Spin { default: 3, min: 1, max: 4 }),
+        spec(
+            "NullMove",
+            Combo {
+                default: "verified",
+                vars: NULL_MOVE_VARS,
+            },
+        ),
+        spec(
+            "NullMoveR",
+            Spin {
+                default: 3,
+                min: 1,
+                max: 4,
+            },
+        ),
         spec("LMR", Check { default: true }),
         spec("Pruning", Check { default: true }),
     ]
@@ -349,7 +393,11 @@ impl Engine {
     ///
     /// [`Error::Busy`] if a search runs and has not been told to stop;
     /// [`Error::IllegalMove`] for a `searchmoves` entry that is not legal.
-    pub fn go(&mut self, limits: Limits, handler: impl SearchHandler + 'static) -> Result<(), Error> {
+    pub fn go(
+        &mut self,
+        limits: Limits,
+        handler: impl SearchHandler + 'static,
+    ) -> Result<(), Error> {
         self.go_boxed(limits, Box::new(handler))
     }
 
@@ -358,7 +406,11 @@ impl Engine {
     /// # Errors
     ///
     /// As [`Engine::go`].
-    pub fn go_boxed(&mut self, limits: Limits, handler: Box<dyn SearchHandler>) -> Result<(), Error> {
+    pub fn go_boxed(
+        &mut self,
+        limits: Limits,
+        handler: Box<dyn SearchHandler>,
+    ) -> Result<(), Error> {
         let start = Instant::now();
         self.idle()?;
 
@@ -394,7 +446,10 @@ impl Engine {
     fn ordered_root_moves(&self, only: &[Move]) -> Vec<Move> {
         static NO_HISTORY: LazyLock<History> = LazyLock::new(History::default);
         let chess = self.position.chess();
-        let tt_move = self.tt.probe(self.position.key()).and_then(|h| h.mv.to_move(chess));
+        let tt_move = self
+            .tt
+            .probe(self.position.key())
+            .and_then(|h| h.mv.to_move(chess));
         let mut picker = MovePicker::new(tt_move, [None; 2]);
         let mut moves = Vec::new();
         while let Some(m) = picker.next(chess, &NO_HISTORY) {
@@ -469,7 +524,10 @@ impl Drop for Engine {
 
 fn parse_value(spec: &OptionSpec, text: &str) -> Result<Value, Error> {
     let bad = |what: &str| {
-        Error::InvalidOption(format!("{} value '{text}' for option '{}'", what, spec.name))
+        Error::InvalidOption(format!(
+            "{} value '{text}' for option '{}'",
+            what, spec.name
+        ))
     };
     match &spec.kind {
         OptionKind::Spin { min, max, .. } => {
@@ -515,7 +573,10 @@ mod tests {
             ("NullMoveR", "5"),
             ("No Such Option", "1"),
         ] {
-            assert!(matches!(e.set_option(name, value), Err(Error::InvalidOption(_))), "{name}={value}");
+            assert!(
+                matches!(e.set_option(name, value), Err(Error::InvalidOption(_))),
+                "{name}={value}"
+            );
         }
         assert_eq!(e.options(), &Options::default());
         e.set_option("nullmove", "Standard").unwrap();
@@ -530,8 +591,14 @@ mod tests {
         let mut e = Engine::new().unwrap();
         e.set_position(None, &["e2e4", "e7e5"]).unwrap();
         let before = e.position().fen();
-        assert!(matches!(e.set_position(None, &["e2e4", "e2e4"]), Err(Error::IllegalMove(_))));
-        assert!(matches!(e.set_position(Some("8/8/8 w - - 0 1"), &[]), Err(Error::InvalidFen(_))));
+        assert!(matches!(
+            e.set_position(None, &["e2e4", "e2e4"]),
+            Err(Error::IllegalMove(_))
+        ));
+        assert!(matches!(
+            e.set_position(Some("8/8/8 w - - 0 1"), &[]),
+            Err(Error::InvalidFen(_))
+        ));
         assert_eq!(e.position().fen(), before);
     }
 }

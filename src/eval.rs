@@ -62,7 +62,14 @@ impl Mul<i32> for S {
 const PHASE_MAX: i32 = 24;
 const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
 
-const MATERIAL: [S; 6] = [S(82, 94), S(337, 281), S(365, 297), S(477, 512), S(1025, 936), S(0, 0)];
+const MATERIAL: [S; 6] = [
+    S(82, 94),
+    S(337, 281),
+    S(365, 297),
+    S(477, 512),
+    S(1025, 936),
+    S(0, 0),
+];
 
 /// PeSTO piece-square tables, from White's side, index 0 = a8 (as published).
 #[rustfmt::skip]
@@ -130,7 +137,16 @@ const fn build_psqt() -> [[[S; 64]; 6]; 2] {
 }
 
 // Step 2: pawn structure, by rank relative to the pawn's owner.
-const PASSED: [S; 8] = [S(0, 0), S(2, 8), S(4, 12), S(8, 20), S(20, 38), S(40, 70), S(60, 110), S(0, 0)];
+const PASSED: [S; 8] = [
+    S(0, 0),
+    S(2, 8),
+    S(4, 12),
+    S(8, 20),
+    S(20, 38),
+    S(40, 70),
+    S(60, 110),
+    S(0, 0),
+];
 const ISOLATED: S = S(-10, -14);
 const DOUBLED: S = S(-8, -22);
 
@@ -230,7 +246,10 @@ pub fn trace(chess: &Chess) -> Trace {
         let mut units = 0;
         let mut attackers = 0;
         let area = !us & !their_pawn_attacks;
-        for (i, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen].into_iter().enumerate() {
+        for (i, role) in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+            .into_iter()
+            .enumerate()
+        {
             for sq in board.by_role(role) & us {
                 let attacks = piece_attacks(role, sq, occupied);
                 let (weight, typical) = MOBILITY[i];
@@ -250,7 +269,10 @@ pub fn trace(chess: &Chess) -> Trace {
             safety += S(SAFETY[units.min(99) as usize], 0);
         }
         let our_king = board.king_of(color).expect("a king of each colour");
-        safety += SHIELD_PAWN * (SHIELD_MASK[c][our_king as usize] & our_pawns).count().min(3) as i32;
+        safety += SHIELD_PAWN
+            * (SHIELD_MASK[c][our_king as usize] & our_pawns)
+                .count()
+                .min(3) as i32;
         t.terms[3][c] = safety;
 
         // 5. Bishop pair, rooks on open files.
@@ -274,7 +296,11 @@ pub fn trace(chess: &Chess) -> Trace {
         total += term[0] - term[1];
     }
     let white = (total.0 * t.phase + total.1 * (PHASE_MAX - t.phase)) / PHASE_MAX;
-    let stm = if chess.turn() == Color::White { white } else { -white };
+    let stm = if chess.turn() == Color::White {
+        white
+    } else {
+        -white
+    };
     t.score = Score(stm + TEMPO);
     t
 }
@@ -368,8 +394,14 @@ impl fmt::Display for Trace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = String::new();
         let _ = writeln!(out, "     Term     |    White    |    Black    |    Total");
-        let _ = writeln!(out, "              |   MG    EG  |   MG    EG  |   MG    EG");
-        let _ = writeln!(out, "--------------+-------------+-------------+------------");
+        let _ = writeln!(
+            out,
+            "              |   MG    EG  |   MG    EG  |   MG    EG"
+        );
+        let _ = writeln!(
+            out,
+            "--------------+-------------+-------------+------------"
+        );
         let mut total = S(0, 0);
         for (name, [w, b]) in TERM_NAMES.iter().zip(self.terms) {
             let d = w - b;
@@ -380,8 +412,15 @@ impl fmt::Display for Trace {
                 w.0, w.1, b.0, b.1, d.0, d.1
             );
         }
-        let _ = writeln!(out, "--------------+-------------+-------------+------------");
-        let _ = writeln!(out, "{:>13} |             |             | {:5} {:5}", "Total", total.0, total.1);
+        let _ = writeln!(
+            out,
+            "--------------+-------------+-------------+------------"
+        );
+        let _ = writeln!(
+            out,
+            "{:>13} |             |             | {:5} {:5}",
+            "Total", total.0, total.1
+        );
         let _ = writeln!(out, "\nPhase {}/24, tempo {TEMPO}", self.phase);
         let _ = write!(out, "Final evaluation: {} (side to move)", self.score.0);
         f.write_str(&out)
@@ -434,11 +473,14 @@ mod tests {
         let start = Position::startpos();
         assert_eq!(evaluate(start.chess()), Score(TEMPO));
         // A queen up is far better than a pawn up, for whichever side has it.
-        let queen_up = Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
-        let pawn_up = Position::from_fen("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
+        let queen_up =
+            Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
+        let pawn_up =
+            Position::from_fen("rnbqkbnr/ppppppp1/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
         assert!(evaluate(queen_up.chess()).0 > 700);
         assert!((40..200).contains(&evaluate(pawn_up.chess()).0));
-        let black_to_move = Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1").unwrap();
+        let black_to_move =
+            Position::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1").unwrap();
         assert!(evaluate(black_to_move.chess()).0 < -700);
     }
 
@@ -449,11 +491,18 @@ mod tests {
             t.terms[term][0] - t.terms[term][1]
         };
         // A passed pawn on the sixth against a blocked one.
-        assert!(w("4k3/8/P7/8/8/8/8/4K3 w - - 0 1", 1).1 > w("4k3/p7/P7/8/8/8/8/4K3 w - - 0 1", 1).1);
+        assert!(
+            w("4k3/8/P7/8/8/8/8/4K3 w - - 0 1", 1).1 > w("4k3/p7/P7/8/8/8/8/4K3 w - - 0 1", 1).1
+        );
         // Doubled, isolated pawns are worse than two connected ones.
-        assert!(w("4k3/8/8/8/8/2P5/2P5/4K3 w - - 0 1", 1).1 < w("4k3/8/8/8/8/8/2PP4/4K3 w - - 0 1", 1).1);
+        assert!(
+            w("4k3/8/8/8/8/2P5/2P5/4K3 w - - 0 1", 1).1
+                < w("4k3/8/8/8/8/8/2PP4/4K3 w - - 0 1", 1).1
+        );
         // A centralised knight is more mobile than a cornered one.
-        assert!(w("4k3/8/8/3N4/8/8/8/4K3 w - - 0 1", 2).0 > w("4k3/8/8/8/8/8/8/N3K3 w - - 0 1", 2).0);
+        assert!(
+            w("4k3/8/8/3N4/8/8/8/4K3 w - - 0 1", 2).0 > w("4k3/8/8/8/8/8/8/N3K3 w - - 0 1", 2).0
+        );
         // The bishop pair.
         assert_eq!(w("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1", 4), BISHOP_PAIR);
         // Pieces bearing down on the king with a queen present, against the same pieces away.

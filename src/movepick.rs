@@ -119,7 +119,11 @@ impl MovePicker {
     /// All legal moves, for the main search. `tt_move` must already be checked legal.
     pub fn new(tt_move: Option<Move>, killers: [Option<Move>; 2]) -> MovePicker {
         MovePicker {
-            stage: if tt_move.is_some() { Stage::TtMove } else { Stage::Generate },
+            stage: if tt_move.is_some() {
+                Stage::TtMove
+            } else {
+                Stage::Generate
+            },
             tt_move,
             killers,
             list: ArrayVec::new(),
@@ -165,7 +169,7 @@ impl MovePicker {
             rest.swap(0, best);
         } else if self.next == SELECT_FIRST {
             // Still going: this is probably an all-node, so order the rest once.
-            rest.sort_unstable_by(|a, b| b.score.cmp(&a.score));
+            rest.sort_unstable_by_key(|s| std::cmp::Reverse(s.score));
         }
         let m = rest.first()?.mv;
         self.next += 1;
@@ -214,7 +218,13 @@ pub fn gives_check(chess: &Chess, m: Move) -> bool {
         return false;
     };
     let (from, to, role) = match m {
-        Move::Normal { role, from, to, promotion, .. } => (from, to, promotion.unwrap_or(role)),
+        Move::Normal {
+            role,
+            from,
+            to,
+            promotion,
+            ..
+        } => (from, to, promotion.unwrap_or(role)),
         Move::EnPassant { from, to } => (from, to, Role::Pawn),
         Move::Castle { .. } | Move::Put { .. } => {
             let mut after = chess.clone();
@@ -280,7 +290,11 @@ pub fn see_ge(board: &Board, m: Move, threshold: i32) -> bool {
         };
         if role == Role::King {
             // The king may only recapture if the other side has no attacker left.
-            return if (attackers & board.by_color(!side)).any() { !result } else { result };
+            return if (attackers & board.by_color(!side)).any() {
+                !result
+            } else {
+                result
+            };
         }
         swap = value(role) - swap;
         if swap < i32::from(result) {
@@ -336,7 +350,11 @@ mod tests {
         for (fen, uci, threshold, expected) in cases {
             let pos = Position::from_fen(fen).unwrap();
             let m = pos.parse_uci(uci).unwrap();
-            assert_eq!(see_ge(pos.chess().board(), m, threshold), expected, "{fen} {uci} {threshold}");
+            assert_eq!(
+                see_ge(pos.chess().board(), m, threshold),
+                expected,
+                "{fen} {uci} {threshold}"
+            );
         }
     }
 
@@ -355,14 +373,19 @@ mod tests {
         ] {
             let pos = Position::from_fen(fen).unwrap();
             let mut stack = vec![pos];
-            // Two plies deep from each position.
-            for _ in 0..2 {
+            // Three plies deep from each position.
+            for _ in 0..3 {
                 let mut next = Vec::new();
                 for p in &stack {
                     for m in p.legal_moves() {
                         let mut child = p.clone();
                         child.push(m);
-                        assert_eq!(gives_check(p.chess(), m), child.in_check(), "{} {m:?}", p.fen());
+                        assert_eq!(
+                            gives_check(p.chess(), m),
+                            child.in_check(),
+                            "{} {m:?}",
+                            p.fen()
+                        );
                         checks += usize::from(child.in_check());
                         next.push(child);
                     }
@@ -370,7 +393,7 @@ mod tests {
                 stack = next;
             }
         }
-        assert!(checks > 100);
+        assert!(checks > 2_000, "{checks}");
     }
 
     #[test]
@@ -399,11 +422,26 @@ mod tests {
         let board = chess.board();
         let killer_at = seen.iter().position(|&m| m == killer).unwrap();
         assert!(killer_at > 1);
-        assert!(seen[1..killer_at].iter().all(|&m| is_tactical(m) && see_ge(board, m, 0)));
+        assert!(
+            seen[1..killer_at]
+                .iter()
+                .all(|&m| is_tactical(m) && see_ge(board, m, 0))
+        );
         assert_eq!(seen[killer_at + 1], pos.parse_uci("a1b1").unwrap());
-        let first_bad = seen.iter().position(|&m| is_tactical(m) && !see_ge(board, m, 0)).unwrap();
-        assert!(seen[first_bad..].iter().all(|&m| is_tactical(m) && !see_ge(board, m, 0)));
-        assert!(seen[killer_at + 1..first_bad].iter().all(|&m| !is_tactical(m)));
+        let first_bad = seen
+            .iter()
+            .position(|&m| is_tactical(m) && !see_ge(board, m, 0))
+            .unwrap();
+        assert!(
+            seen[first_bad..]
+                .iter()
+                .all(|&m| is_tactical(m) && !see_ge(board, m, 0))
+        );
+        assert!(
+            seen[killer_at + 1..first_bad]
+                .iter()
+                .all(|&m| !is_tactical(m))
+        );
     }
 
     #[test]

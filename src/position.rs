@@ -203,9 +203,8 @@ impl Position {
         let uci: UciMove = text
             .parse()
             .map_err(|_| Error::IllegalMove(format!("'{text}' is not a UCI move")))?;
-        uci.to_move(self.chess()).map_err(|_| {
-            Error::IllegalMove(format!("'{text}' is not legal in {}", self.fen()))
-        })
+        uci.to_move(self.chess())
+            .map_err(|_| Error::IllegalMove(format!("'{text}' is not legal in {}", self.fen())))
     }
 
     /// Parses and plays a UCI move, leaving the position unchanged on error.
@@ -303,10 +302,7 @@ impl Position {
     /// The position with colours swapped and the board mirrored (a1 <-> a8): the same
     /// position for the other side. Evaluation symmetry tests use it.
     pub fn mirrored(&self) -> Position {
-        let setup = self
-            .chess()
-            .to_setup(EnPassantMode::Legal)
-            .into_mirrored();
+        let setup = self.chess().to_setup(EnPassantMode::Legal).into_mirrored();
         let chess: Chess = setup
             .position(CastlingMode::Chess960)
             .expect("the mirror of a legal position is legal");
@@ -415,7 +411,12 @@ mod tests {
             assert_eq!(pos.key(), before);
         }
         if !pos.in_check() && pos.push_null() {
-            assert_eq!(pos.key(), full_key(pos.chess()), "null move in {}", pos.fen());
+            assert_eq!(
+                pos.key(),
+                full_key(pos.chess()),
+                "null move in {}",
+                pos.fen()
+            );
             pos.pop();
         }
         n
@@ -425,10 +426,22 @@ mod tests {
     fn incremental_keys_match_full_hash() {
         // Castling both ways, en passant, promotions with capture, Chess960 castling.
         let cases = [
-            ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 3, 97862),
+            (
+                "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                3,
+                97862,
+            ),
             ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4, 43238),
-            ("r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 3, 9467),
-            ("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", 3, 12189),
+            (
+                "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+                3,
+                9467,
+            ),
+            (
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+                3,
+                12189,
+            ),
         ];
         for (fen, depth, nodes) in cases {
             let mut pos = Position::from_fen(fen).unwrap();
@@ -462,7 +475,10 @@ mod tests {
             pos.play_uci(m).unwrap();
         }
         // The start position has now occurred twice, both times before the root (ply 0).
-        assert!(!pos.is_repetition(0), "twofold in the game history is not a draw");
+        assert!(
+            !pos.is_repetition(0),
+            "twofold in the game history is not a draw"
+        );
         // Seen from inside a search that started at the first occurrence, it is.
         assert!(pos.is_repetition(4));
         for m in shuffle {
@@ -514,7 +530,10 @@ mod tests {
         }
         let pos = Position::from_fen(fen).unwrap();
         for bad in ["e1e3", "zz", "e2e4", "", "a1a9", "e1g1q"] {
-            assert!(matches!(pos.parse_uci(bad), Err(Error::IllegalMove(_))), "{bad}");
+            assert!(
+                matches!(pos.parse_uci(bad), Err(Error::IllegalMove(_))),
+                "{bad}"
+            );
         }
     }
 

@@ -9,9 +9,9 @@
 //! A stop (the `stop` command, a time or node limit) travels up the recursion as
 //! `Err(Stopped)` through `?`; no value computed after the stop is ever used.
 
+use std::sync::Arc;
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use shakmaty::{Move, MoveList, Position as _};
@@ -257,7 +257,9 @@ impl<'a> Searcher<'a> {
             handler,
             pos,
             stack: vec![Frame::default(); MAX_PLY + 8],
-            pv: vec![Vec::with_capacity(MAX_PLY); MAX_PLY + 8],
+            pv: (0..MAX_PLY + 8)
+                .map(|_| Vec::with_capacity(MAX_PLY))
+                .collect(),
             root_moves,
             root_depth: 0,
             pv_index: 0,
@@ -275,8 +277,17 @@ impl<'a> Searcher<'a> {
     /// Iterative deepening (chessprogramming wiki, "Iterative Deepening"), with aspiration
     /// windows from depth 4 on. Returns this thread's result for the best-thread vote.
     pub(crate) fn iterate(&mut self) -> ThreadResult {
-        let max_depth = self.job.limits.depth.map_or(MAX_PLY as u32 - 1, |d| d.clamp(1, MAX_PLY as u32 - 1));
-        let multipv = self.job.config.multipv.clamp(1, self.root_moves.len().max(1));
+        // Only the main thread stops at the depth limit; helpers search on until it stops them
+        // (as in Stockfish), so no core idles while the main thread finishes its last depth.
+        let max_depth = match self.job.limits.depth {
+            Some(d) if self.is_main() => d.clamp(1, MAX_PLY as u32 - 1),
+            _ => MAX_PLY as u32 - 1,
+        };
+        let multipv = self
+            .job
+            .config
+            .multipv
+            .clamp(1, self.root_moves.len().max(1));
         let mut last_best: Option<Move> = None;
         let mut stable_iterations = 0usize;
 
@@ -319,7 +330,11 @@ impl<'a> Searcher<'a> {
             // Time management after a completed iteration (main thread only).
             if self.is_main() {
                 let best = self.root_moves[0].mv;
-                stable_iterations = if Some(best) == last_best { stable_iterations + 1 } else { 0 };
+                stable_iterations = if Some(best) == last_best {
+                    stable_iterations + 1
+                } else {
+                    0
+                };
                 last_best = Some(best);
                 if self.iteration_ends_search(stable_iterations) {
                     break;
@@ -350,21 +365,24 @@ impl<'a> Searcher<'a> {
         }
         const SCALE: [f64; 6] = [2.0, 1.4, 1.1, 0.9, 0.8, 0.7];
         let scale = SCALE[stable_iterations.min(5)];
-        self.job.time.should_stop_iterating(self.shared.elapsed_for_limits(self.job), scale)
+        self.job
+            .time
+            .should_stop_iterating(self.shared.elapsed_for_limits(self.job), scale)
     }
 
     /// One iteration of the current PV line inside an aspiration window.
     fn aspiration(&mut self, depth: i32) -> Result<(), Stopped> {
         let previous = self.root_moves[self.pv_index].previous;
         let mut delta = 20;
-        let (mut alpha, mut beta) = if depth >= 4 && !previous.is_mate() && previous > -Score::INFINITE {
-            (
-                (previous - delta).max(-Score::INFINITE),
-                (previous + delta).min(Score::INFINITE),
-            )
-        } else {
-            (-Score::INFINITE, Score::INFINITE)
-        };
+        let (mut alpha, mut beta) =
+            if depth >= 4 && !previous.is_mate() && previous > -Score::INFINITE {
+                (
+                    (previous - delta).max(-Score::INFINITE),
+                    (previous + delta).min(Score::INFINITE),
+                )
+            } else {
+                (-Score::INFINITE, Score::INFINITE)
+            };
         loop {
             let score = self.search::<Root>(alpha, beta, depth, 0, true)?;
             self.sort_root_moves(self.pv_index);
@@ -388,7 +406,7 @@ impl<'a> Searcher<'a> {
     }
 
     fn sort_root_moves(&mut self, from: usize) {
-        self.root_moves[from..].sort_by(|a, b| (b.score, b.previous).cmp(&(a.score, a.previous)));
+        self.root_moves[from..].sort_by_key(|rm| std::cmp::Reverse((rm.score, rm.previous)));
     }
 
     // ---------------------------------------------------------------------------------------
@@ -398,7 +416,14 @@ impl<'a> Searcher<'a> {
     /// PVS (NegaScout; Campbell and Marsland 1983, Reinefeld 1983) at a node `depth` plies
     /// from the horizon, `ply` plies from the root, with the verification flag of verified
     /// null-move pruning (true at the root).
-    fn search<N: NodeType>(&mut self, mut alpha: Score, mut beta: Score, depth: i32, ply: usize, verify: bool) -> Outcome {
+    fn search<N: NodeType>(
+        &mut self,
+        mut alpha: Score,
+        mut beta: Score,
+        depth: i32,
+        ply: usize,
+        verify: bool,
+    ) -> Outcome {
         // Step 1. The horizon: resolve captures in quiescence search.
         if depth <= 0 {
             return self.qsearch::<N>(alpha, beta, ply);
@@ -418,7 +443,11 @@ impl<'a> Searcher<'a> {
                 return Ok(Score::DRAW);
             }
             if ply >= MAX_PLY - 1 {
-                return Ok(if in_check { Score::DRAW } else { evaluate(self.pos.chess()) });
+                return Ok(if in_check {
+                    Score::DRAW
+                } else {
+                    evaluate(self.pos.chess())
+                });
             }
             // Step 4. Mate-distance pruning: no score here can beat a shorter mate already
             // found (chessprogramming wiki, "Mate Distance Pruning").
@@ -506,7 +535,13 @@ impl<'a> Searcher<'a> {
         {
             self.stack[ply + 1].after_null = true;
             let child_verify = null_mode == NullMoveMode::Verified && verify;
-            let result = self.search::<NonPv>(-beta, -beta + 1, depth - config.null_r - 1, ply + 1, child_verify);
+            let result = self.search::<NonPv>(
+                -beta,
+                -beta + 1,
+                depth - config.null_r - 1,
+                ply + 1,
+                child_verify,
+            );
             self.stack[ply + 1].after_null = false;
             self.pos.pop();
             let value = -result?;
@@ -538,7 +573,9 @@ impl<'a> Searcher<'a> {
             loop {
                 // Step 9. Next move: the root's list in order, or the move picker.
                 let m = if N::ROOT {
-                    let Some(rm) = self.root_moves.get(root_index) else { break };
+                    let Some(rm) = self.root_moves.get(root_index) else {
+                        break;
+                    };
                     root_index += 1;
                     rm.mv
                 } else {
@@ -555,9 +592,17 @@ impl<'a> Searcher<'a> {
                 // never of a checking move: late move pruning of quiet moves, futility pruning
                 // of quiet moves (chessprogramming wiki, "Futility Pruning"), and SEE pruning of
                 // moves that lose material.
-                if !N::ROOT && config.pruning && best > -Score::MATE_BOUND && move_count > 1 && !gives_check {
+                if !N::ROOT
+                    && config.pruning
+                    && best > -Score::MATE_BOUND
+                    && move_count > 1
+                    && !gives_check
+                {
                     if quiet && !in_check {
-                        if depth <= 4 && move_count > 3 + (depth * depth) as usize * (1 + usize::from(improving)) {
+                        if depth <= 4
+                            && move_count
+                                > 3 + (depth * depth) as usize * (1 + usize::from(improving))
+                        {
                             continue;
                         }
                         if let Some(eval) = eval
@@ -567,7 +612,13 @@ impl<'a> Searcher<'a> {
                             continue;
                         }
                     }
-                    if depth <= 5 && !see_ge(self.pos.chess().board(), m, if quiet { -60 * depth } else { -100 * depth }) {
+                    if depth <= 5
+                        && !see_ge(
+                            self.pos.chess().board(),
+                            m,
+                            if quiet { -60 * depth } else { -100 * depth },
+                        )
+                    {
                         continue;
                     }
                 }
@@ -587,7 +638,9 @@ impl<'a> Searcher<'a> {
                 // the others with a zero window (reduced when late and quiet), re-searched
                 // when they beat alpha.
                 let score = if move_count == 1 {
-                    -self.search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify).inspect_err(|_| self.pos.pop())?
+                    -self
+                        .search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify)
+                        .inspect_err(|_| self.pos.pop())?
                 } else {
                     let mut reduction = 0;
                     if config.lmr && depth >= 3 && quiet && !in_check && !gives_check {
@@ -600,12 +653,18 @@ impl<'a> Searcher<'a> {
                         reduction -= self.history.get(side, m) / 8192;
                         reduction = reduction.clamp(0, new_depth - 1);
                     }
-                    let mut s = -self.search::<NonPv>(-alpha - 1, -alpha, new_depth - reduction, ply + 1, verify).inspect_err(|_| self.pos.pop())?;
+                    let mut s = -self
+                        .search::<NonPv>(-alpha - 1, -alpha, new_depth - reduction, ply + 1, verify)
+                        .inspect_err(|_| self.pos.pop())?;
                     if s > alpha && reduction > 0 {
-                        s = -self.search::<NonPv>(-alpha - 1, -alpha, new_depth, ply + 1, verify).inspect_err(|_| self.pos.pop())?;
+                        s = -self
+                            .search::<NonPv>(-alpha - 1, -alpha, new_depth, ply + 1, verify)
+                            .inspect_err(|_| self.pos.pop())?;
                     }
                     if N::PV && s > alpha && s < beta {
-                        s = -self.search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify).inspect_err(|_| self.pos.pop())?;
+                        s = -self
+                            .search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify)
+                            .inspect_err(|_| self.pos.pop())?;
                     }
                     s
                 };
@@ -639,7 +698,11 @@ impl<'a> Searcher<'a> {
 
             // Step 14. No legal move: checkmate or stalemate.
             if move_count == 0 {
-                return Ok(if in_check { Score::mated_in(ply) } else { Score::DRAW });
+                return Ok(if in_check {
+                    Score::mated_in(ply)
+                } else {
+                    Score::DRAW
+                });
             }
             if best == -Score::INFINITE {
                 best = alpha; // every move was pruned
@@ -666,7 +729,14 @@ impl<'a> Searcher<'a> {
             Bound::Upper
         };
         let stored_move = best_move.map_or(PackedMove::NONE, PackedMove::new);
-        self.tt.store(key, stored_move, best.to_tt(ply), eval.unwrap_or(Score::DRAW), depth, bound);
+        self.tt.store(
+            key,
+            stored_move,
+            best.to_tt(ply),
+            eval.unwrap_or(Score::DRAW),
+            depth,
+            bound,
+        );
         Ok(best)
     }
 
@@ -686,7 +756,11 @@ impl<'a> Searcher<'a> {
         }
         let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return Ok(if in_check { Score::DRAW } else { evaluate(self.pos.chess()) });
+            return Ok(if in_check {
+                Score::DRAW
+            } else {
+                evaluate(self.pos.chess())
+            });
         }
 
         // Step 3. Table lookup.
@@ -737,7 +811,9 @@ impl<'a> Searcher<'a> {
             }
             self.pos.push(m);
             self.tt.prefetch(self.pos.key());
-            let score = -self.qsearch::<N>(-beta, -alpha, ply + 1).inspect_err(|_| self.pos.pop())?;
+            let score = -self
+                .qsearch::<N>(-beta, -alpha, ply + 1)
+                .inspect_err(|_| self.pos.pop())?;
             self.pos.pop();
             if score > best {
                 best = score;
@@ -760,9 +836,20 @@ impl<'a> Searcher<'a> {
         }
 
         // Step 7. Store (depth 0).
-        let bound = if best >= beta { Bound::Lower } else { Bound::Upper };
+        let bound = if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
         let stored_move = best_move.map_or(PackedMove::NONE, PackedMove::new);
-        self.tt.store(key, stored_move, best.to_tt(ply), eval.unwrap_or(Score::DRAW), 0, bound);
+        self.tt.store(
+            key,
+            stored_move,
+            best.to_tt(ply),
+            eval.unwrap_or(Score::DRAW),
+            0,
+            bound,
+        );
         Ok(best)
     }
 
@@ -775,20 +862,30 @@ impl<'a> Searcher<'a> {
     fn tick(&mut self) -> Result<(), Stopped> {
         self.nodes += 1;
         self.counter.store(self.nodes, Relaxed);
-        if self.is_main() {
+        if self.is_main() || self.job.limits.nodes.is_some() {
             self.check_limits();
         }
-        if self.shared.stop.load(Relaxed) { Err(Stopped) } else { Ok(()) }
+        if self.shared.stop.load(Relaxed) {
+            Err(Stopped)
+        } else {
+            Ok(())
+        }
     }
 
-    /// The main thread's limit checks: nodes at every node (exact with one thread), the clock
-    /// every [`CHECK_EVERY`] nodes. The clock never stops the search before depth 1 is done.
+    /// Limit checks. The clock: the main thread, every [`CHECK_EVERY`] nodes, never before
+    /// depth 1 is done. A node limit: every thread, against its own count at every node plus
+    /// the others' counts read every [`CHECK_EVERY`] nodes, so the total overshoots by at most
+    /// about that many nodes per thread whatever the scheduler does (exact with one thread).
     fn check_limits(&mut self) {
-        if self.nodes % CHECK_EVERY == 0 {
-            self.others_nodes = self.shared.nodes_except(0);
-            if self.completed_depth >= 1
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            self.others_nodes = self.shared.nodes_except(self.id);
+            if self.is_main()
+                && self.completed_depth >= 1
                 && !self.shared.pondering()
-                && self.job.time.out_of_time(self.shared.elapsed_for_limits(self.job))
+                && self
+                    .job
+                    .time
+                    .out_of_time(self.shared.elapsed_for_limits(self.job))
             {
                 self.shared.stop.store(true, Relaxed);
             }
@@ -826,7 +923,14 @@ impl<'a> Searcher<'a> {
 
     /// Records the result of a root move: its score when it is the first move or beat alpha,
     /// otherwise -infinity (it failed low and its true score is unknown).
-    fn update_root_move(&mut self, m: Move, score: Score, move_count: usize, alpha: Score, beta: Score) {
+    fn update_root_move(
+        &mut self,
+        m: Move,
+        score: Score,
+        move_count: usize,
+        alpha: Score,
+        beta: Score,
+    ) {
         let line = self.pv[1].clone();
         let seldepth = self.seldepth;
         let Some(rm) = self.root_moves.iter_mut().find(|rm| rm.mv == m) else {
@@ -859,7 +963,13 @@ impl<'a> Searcher<'a> {
         let best = &self.root_moves.first();
         ThreadResult {
             best: best.map(|rm| rm.mv),
-            score: best.map_or(Score::DRAW, |rm| if rm.score > -Score::INFINITE { rm.score } else { rm.previous }),
+            score: best.map_or(Score::DRAW, |rm| {
+                if rm.score > -Score::INFINITE {
+                    rm.score
+                } else {
+                    rm.previous
+                }
+            }),
             depth: self.completed_depth,
             pv: best.map(|rm| rm.pv.clone()).unwrap_or_default(),
         }
@@ -892,7 +1002,11 @@ impl<'a> Searcher<'a> {
                 continue;
             }
             infos.push(SearchInfo {
-                depth: if updated { depth } else { depth.saturating_sub(1).max(1) },
+                depth: if updated {
+                    depth
+                } else {
+                    depth.saturating_sub(1).max(1)
+                },
                 seldepth: rm.seldepth as u32,
                 multipv: i as u32 + 1,
                 score: if updated { rm.score } else { rm.previous },

@@ -38,7 +38,7 @@ use shakmaty::{Move, Position as _};
 use crate::error::Error;
 use crate::movepick::History;
 use crate::score::Score;
-use crate::search::{Job, SearchHandler, SearchInfo, SearchResult, ScoreBound, Searcher};
+use crate::search::{Job, ScoreBound, SearchHandler, SearchInfo, SearchResult, Searcher};
 use crate::tt::PackedMove;
 
 /// What one thread found, for the best-thread vote.
@@ -80,8 +80,12 @@ impl SharedState {
             stop: AtomicBool::new(false),
             ponder: AtomicBool::new(false),
             ponderhit: Mutex::new(None),
-            nodes: (0..threads).map(|_| CachePadded::new(AtomicU64::new(0))).collect(),
-            results: (0..threads).map(|_| Mutex::new(ThreadResult::default())).collect(),
+            nodes: (0..threads)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+            results: (0..threads)
+                .map(|_| Mutex::new(ThreadResult::default()))
+                .collect(),
             panic: Mutex::new(None),
             control: Mutex::new(Control {
                 phase: Phase::Idle,
@@ -210,7 +214,8 @@ impl ThreadPool {
                 job: Arc::clone(&job),
                 done: helpers_done.clone(),
             };
-            tx.send(task).expect("search threads live as long as the pool");
+            tx.send(task)
+                .expect("search threads live as long as the pool");
         }
         self.senders[0]
             .send(Task::Main {
@@ -245,7 +250,8 @@ impl ThreadPool {
     /// Clears every thread's history (new game). The pool must be idle.
     pub fn clear_history(&self) {
         for tx in &self.senders {
-            tx.send(Task::ClearHistory).expect("search threads live as long as the pool");
+            tx.send(Task::ClearHistory)
+                .expect("search threads live as long as the pool");
         }
     }
 
@@ -321,7 +327,9 @@ fn run_main(
 
     let results: Vec<ThreadResult> = shared.results.iter().map(|r| r.lock().clone()).collect();
     let chosen = best_thread(&results);
-    let best = chosen.and_then(|r| r.best).or_else(|| job.root_moves.first().copied());
+    let best = chosen
+        .and_then(|r| r.best)
+        .or_else(|| job.root_moves.first().copied());
     let pv = chosen.map(|r| r.pv.clone()).unwrap_or_default();
     let ponder = best.and_then(|b| ponder_move(&job, b, &pv));
     let result = SearchResult {
@@ -345,7 +353,10 @@ fn run_main(
         handler.on_bestmove(best, ponder);
     }));
     if reported.is_err() {
-        shared.set_phase(Phase::Finishing, Some(Err(Error::Internal("the result handler panicked".into()))));
+        shared.set_phase(
+            Phase::Finishing,
+            Some(Err(Error::Internal("the result handler panicked".into()))),
+        );
     }
     drop(job); // the table may be resized as soon as the engine is idle
     shared.set_phase(Phase::Idle, None);
@@ -357,12 +368,19 @@ fn record_panic(shared: &SharedState, id: usize, payload: &(dyn std::any::Any + 
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned());
-    shared.panic.lock().get_or_insert(format!("search thread {id} panicked: {text}"));
+    shared
+        .panic
+        .lock()
+        .get_or_insert(format!("search thread {id} panicked: {text}"));
 }
 
 /// Checkmate or stalemate at the root: report the score, no search.
 fn report_no_moves(job: &Job, handler: &mut dyn SearchHandler) {
-    let score = if job.root.in_check() { Score::mated_in(0) } else { Score::DRAW };
+    let score = if job.root.in_check() {
+        Score::mated_in(0)
+    } else {
+        Score::DRAW
+    };
     handler.on_info(&SearchInfo {
         depth: 0,
         seldepth: 0,
@@ -381,12 +399,17 @@ fn report_no_moves(job: &Job, handler: &mut dyn SearchHandler) {
 /// decisive scores first (Stockfish `Thread::get_best_thread`). Threads that completed no
 /// iteration do not vote.
 pub(crate) fn best_thread(results: &[ThreadResult]) -> Option<&ThreadResult> {
-    let voters: Vec<&ThreadResult> = results.iter().filter(|r| r.depth > 0 && r.best.is_some()).collect();
+    let voters: Vec<&ThreadResult> = results
+        .iter()
+        .filter(|r| r.depth > 0 && r.best.is_some())
+        .collect();
     let min_score = voters.iter().map(|r| r.score.0).min()?;
     let mut votes: HashMap<Move, i64> = HashMap::new();
     for r in &voters {
         let weight = i64::from(r.score.0 - min_score + 14) * i64::from(r.depth);
-        *votes.entry(r.best.expect("voters have a move")).or_default() += weight;
+        *votes
+            .entry(r.best.expect("voters have a move"))
+            .or_default() += weight;
     }
     let vote = |r: &ThreadResult| votes[&r.best.expect("voters have a move")];
     let mut best = voters[0];
@@ -458,9 +481,16 @@ mod tests {
         let results = [result(a, 30, 20), result(b, 25, 8)];
         assert_eq!(best_thread(&results).unwrap().best, Some(a));
         // A found mate wins over any vote; the shortest mate over a longer one.
-        let results = [result(a, 30, 20), result(b, Score::mate_in(7).0, 5), result(a, 30, 20)];
+        let results = [
+            result(a, 30, 20),
+            result(b, Score::mate_in(7).0, 5),
+            result(a, 30, 20),
+        ];
         assert_eq!(best_thread(&results).unwrap().best, Some(b));
-        let results = [result(a, Score::mate_in(9).0, 20), result(b, Score::mate_in(5).0, 5)];
+        let results = [
+            result(a, Score::mate_in(9).0, 20),
+            result(b, Score::mate_in(5).0, 5),
+        ];
         assert_eq!(best_thread(&results).unwrap().best, Some(b));
         // Threads that completed nothing do not vote.
         let results = [result(a, 30, 3), result(b, 900, 0)];

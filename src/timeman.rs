@@ -102,7 +102,9 @@ impl TimeManager {
     /// Deadlines for `side` to move under `limits`, keeping `overhead` in reserve.
     pub fn new(limits: &Limits, side: Color, overhead: Duration) -> TimeManager {
         if let Some(movetime) = limits.movetime {
-            let t = movetime.saturating_sub(overhead).max(Duration::from_millis(1));
+            let t = movetime
+                .saturating_sub(overhead)
+                .max(Duration::from_millis(1));
             return TimeManager {
                 soft: Some(t),
                 hard: Some(t),
@@ -133,7 +135,8 @@ impl TimeManager {
     /// True when no new iteration should start. `scale` is about 1; below when the best move
     /// has been stable, above when it keeps changing.
     pub fn should_stop_iterating(&self, elapsed: Duration, scale: f64) -> bool {
-        self.soft.is_some_and(|s| elapsed.as_secs_f64() >= s.as_secs_f64() * scale)
+        self.soft
+            .is_some_and(|s| elapsed.as_secs_f64() >= s.as_secs_f64() * scale)
     }
 }
 
@@ -180,8 +183,16 @@ mod tests {
             ..Limits::default()
         };
         // White to move without a white clock: no deadline from Black's clock.
-        assert_eq!(TimeManager::new(&limits, Color::White, Duration::ZERO).hard, None);
-        assert!(TimeManager::new(&limits, Color::Black, Duration::ZERO).hard.unwrap() <= Duration::from_millis(80));
+        assert_eq!(
+            TimeManager::new(&limits, Color::White, Duration::ZERO).hard,
+            None
+        );
+        assert!(
+            TimeManager::new(&limits, Color::Black, Duration::ZERO)
+                .hard
+                .unwrap()
+                <= Duration::from_millis(80)
+        );
     }
 
     #[test]
@@ -195,8 +206,15 @@ mod tests {
             ..base.clone()
         };
         let z = Duration::ZERO;
-        assert!(TimeManager::new(&last_move, Color::White, z).soft > TimeManager::new(&base, Color::White, z).soft);
-        let mt = TimeManager::new(&Limits::movetime(500), Color::White, Duration::from_millis(10));
+        assert!(
+            TimeManager::new(&last_move, Color::White, z).soft
+                > TimeManager::new(&base, Color::White, z).soft
+        );
+        let mt = TimeManager::new(
+            &Limits::movetime(500),
+            Color::White,
+            Duration::from_millis(10),
+        );
         assert_eq!(mt.hard, ms(490));
     }
 }

@@ -119,8 +119,7 @@ impl PackedMove {
                 king: from,
                 rook: to,
             }
-        } else if role == Role::Pawn && from.file() != to.file() && !board.occupied().contains(to)
-        {
+        } else if role == Role::Pawn && from.file() != to.file() && !board.occupied().contains(to) {
             Move::EnPassant { from, to }
         } else {
             Move::Normal {
@@ -166,7 +165,14 @@ struct Bucket {
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 const _: () = assert!(std::mem::align_of::<Bucket>() == 64);
 
-fn pack(mv: PackedMove, score: Score, eval: Score, depth: i32, bound: Bound, generation: u8) -> u64 {
+fn pack(
+    mv: PackedMove,
+    score: Score,
+    eval: Score,
+    depth: i32,
+    bound: Bound,
+    generation: u8,
+) -> u64 {
     let depth = (depth + DEPTH_OFFSET).clamp(1, 255) as u64;
     u64::from(mv.0)
         | u64::from(score.0 as i16 as u16) << 16
@@ -213,9 +219,9 @@ impl TranspositionTable {
         // (overcommit limits act per request, and the chunks are small), instead of
         // succeeding chunk by chunk and failing later when the pages are touched.
         let mut probe: Vec<Bucket> = Vec::new();
-        probe.try_reserve_exact(buckets).map_err(|_| {
-            Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table"))
-        })?;
+        probe
+            .try_reserve_exact(buckets)
+            .map_err(|_| Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table")))?;
         drop(probe);
 
         let chunk_count = buckets.div_ceil(CHUNK_BUCKETS);
@@ -229,9 +235,8 @@ impl TranspositionTable {
             Some(chunk.into_boxed_slice())
         });
         let chunks: Option<Vec<_>> = chunks.into_iter().collect();
-        let chunks = chunks.ok_or_else(|| {
-            Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table"))
-        })?;
+        let chunks = chunks
+            .ok_or_else(|| Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table")))?;
         Ok(TranspositionTable {
             chunks,
             buckets,
@@ -241,7 +246,7 @@ impl TranspositionTable {
 
     /// The size in MiB as requested (rounded down to whole buckets).
     pub fn size_mb(&self) -> usize {
-        self.buckets * std::mem::size_of::<Bucket>() >> 20
+        (self.buckets * std::mem::size_of::<Bucket>()) >> 20
     }
 
     /// Zeroes every entry, with `threads` threads each clearing its own chunks.
@@ -293,7 +298,15 @@ impl TranspositionTable {
     /// ([`Score::to_tt`]). An existing entry for the key is updated; otherwise the entry with
     /// the least depth, counting older generations as shallower, is replaced.
     #[allow(clippy::too_many_arguments)]
-    pub fn store(&self, key: u64, mv: PackedMove, score: Score, eval: Score, depth: i32, bound: Bound) {
+    pub fn store(
+        &self,
+        key: u64,
+        mv: PackedMove,
+        score: Score,
+        eval: Score,
+        depth: i32,
+        bound: Bound,
+    ) {
         let generation = self.generation.load(Relaxed);
         let bucket = self.bucket(key);
         let mut target = &bucket.entries[0];
@@ -318,7 +331,11 @@ impl TranspositionTable {
                 return;
             }
             let age = i32::from(generation.wrapping_sub(generation_of(data)) & GENERATION_MASK);
-            let worth = if data == 0 { i32::MIN } else { stored_depth(data) - 8 * age };
+            let worth = if data == 0 {
+                i32::MIN
+            } else {
+                stored_depth(data) - 8 * age
+            };
             if worth < target_worth {
                 target_worth = worth;
                 target = e;
@@ -332,7 +349,7 @@ impl TranspositionTable {
     /// Permille of the first 1000 entries that hold a result of the current search.
     pub fn hashfull(&self) -> u32 {
         let generation = self.generation.load(Relaxed);
-        let mut used = 0;
+        let mut used = 0u32;
         let mut seen = 0;
         'outer: for chunk in &self.chunks {
             for bucket in chunk.iter() {
@@ -348,13 +365,17 @@ impl TranspositionTable {
                 }
             }
         }
-        if seen == 0 { 0 } else { used * 1000 / seen }
+        (used * 1000).checked_div(seen).unwrap_or(0)
     }
 }
 
 /// Runs `f` over `items` on up to `threads` scoped threads, each taking a contiguous share,
 /// and returns the results in order.
-fn parallel_map<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let threads = threads.clamp(1, items.len().max(1));
     if threads == 1 {
         return items.iter().map(&f).collect();
@@ -382,7 +403,14 @@ mod tests {
         let tt = TranspositionTable::new(1, 1).unwrap();
         let key = 0x1234_5678_9abc_def0;
         assert!(tt.probe(key).is_none());
-        tt.store(key, PackedMove(0x0ccc), Score(-321), Score(45), 7, Bound::Lower);
+        tt.store(
+            key,
+            PackedMove(0x0ccc),
+            Score(-321),
+            Score(45),
+            7,
+            Bound::Lower,
+        );
         let hit = tt.probe(key).unwrap();
         assert_eq!(
             hit,
@@ -400,9 +428,13 @@ mod tests {
     #[test]
     fn extreme_values_survive_packing() {
         let tt = TranspositionTable::new(1, 1).unwrap();
-        for (i, (score, depth)) in [(Score::mate_in(3), 0), (Score::mated_in(100), -3), (Score(0), 120)]
-            .into_iter()
-            .enumerate()
+        for (i, (score, depth)) in [
+            (Score::mate_in(3), 0),
+            (Score::mated_in(100), -3),
+            (Score(0), 120),
+        ]
+        .into_iter()
+        .enumerate()
         {
             let key = 0xdead_beef_0000 + i as u64;
             tt.store(key, PackedMove::NONE, score, -score, depth, Bound::Exact);
@@ -439,16 +471,40 @@ mod tests {
         // Keys that share a bucket: the bucket index is the high bits of key * buckets.
         let keys: Vec<u64> = (0..5).map(|i| 0x4000_0000_0000_0000 + i).collect();
         for (i, &k) in keys[..4].iter().enumerate() {
-            tt.store(k, PackedMove::NONE, Score(0), Score(0), 10 + i as i32, Bound::Exact);
+            tt.store(
+                k,
+                PackedMove::NONE,
+                Score(0),
+                Score(0),
+                10 + i as i32,
+                Bound::Exact,
+            );
         }
-        tt.store(keys[4], PackedMove::NONE, Score(0), Score(0), 5, Bound::Exact);
-        assert!(tt.probe(keys[0]).is_none(), "the shallowest entry is replaced");
+        tt.store(
+            keys[4],
+            PackedMove::NONE,
+            Score(0),
+            Score(0),
+            5,
+            Bound::Exact,
+        );
+        assert!(
+            tt.probe(keys[0]).is_none(),
+            "the shallowest entry is replaced"
+        );
         assert!(tt.probe(keys[4]).is_some());
         // After a few searches the old deep entries are worth less than a new shallow one.
         for _ in 0..3 {
             tt.new_search();
         }
-        tt.store(keys[0], PackedMove::NONE, Score(0), Score(0), 1, Bound::Exact);
+        tt.store(
+            keys[0],
+            PackedMove::NONE,
+            Score(0),
+            Score(0),
+            1,
+            Bound::Exact,
+        );
         assert!(tt.probe(keys[0]).is_some());
         assert!(tt.probe(keys[4]).is_some() as u8 + tt.probe(keys[1]).is_some() as u8 == 1);
     }

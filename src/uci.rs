@@ -65,7 +65,10 @@ impl SearchHandler for UciHandler {
     }
 
     fn on_currmove(&mut self, depth: u32, mv: Move, number: u32) {
-        self.out.line(&format!("info depth {depth} currmove {} currmovenumber {number}", self.mv(mv)));
+        self.out.line(&format!(
+            "info depth {depth} currmove {} currmovenumber {number}",
+            self.mv(mv)
+        ));
     }
 
     fn on_bestmove(&mut self, best: Option<Move>, ponder: Option<Move>) {
@@ -91,7 +94,14 @@ pub fn format_info(info: &SearchInfo, chess960: bool) -> String {
     };
     let mut line = format!(
         "info depth {} seldepth {} multipv {} score {}{bound} nodes {} nps {} hashfull {} time {}",
-        info.depth, info.seldepth, info.multipv, info.score, info.nodes, info.nps, info.hashfull, info.time_ms
+        info.depth,
+        info.seldepth,
+        info.multipv,
+        info.score,
+        info.nodes,
+        info.nps,
+        info.hashfull,
+        info.time_ms
     );
     if !info.pv.is_empty() {
         line.push_str(" pv");
@@ -174,7 +184,12 @@ impl Uci {
         let Some((&command, args)) = tokens.split_first() else {
             return Ok(Flow::Continue);
         };
-        let extra = || Error::InvalidCommand(format!("'{command}' takes no arguments, got '{}'", args.join(" ")));
+        let extra = || {
+            Error::InvalidCommand(format!(
+                "'{command}' takes no arguments, got '{}'",
+                args.join(" ")
+            ))
+        };
         if !args.is_empty() {
             match command {
                 // What a GUI may be waiting on is done anyway; the extra words are reported.
@@ -210,7 +225,12 @@ impl Uci {
             }
             "d" => self.display(),
             "eval" => self.out.line(&self.engine.eval_trace().to_string()),
-            _ => return Err(Error::InvalidCommand(format!("unknown command '{}'", line.trim()))),
+            _ => {
+                return Err(Error::InvalidCommand(format!(
+                    "unknown command '{}'",
+                    line.trim()
+                )));
+            }
         }
         Ok(Flow::Continue)
     }
@@ -226,12 +246,20 @@ impl Uci {
         for spec in option_specs() {
             let line = match spec.kind {
                 OptionKind::Spin { default, min, max } => {
-                    format!("option name {} type spin default {default} min {min} max {max}", spec.name)
+                    format!(
+                        "option name {} type spin default {default} min {min} max {max}",
+                        spec.name
+                    )
                 }
-                OptionKind::Check { default } => format!("option name {} type check default {default}", spec.name),
+                OptionKind::Check { default } => {
+                    format!("option name {} type check default {default}", spec.name)
+                }
                 OptionKind::Combo { default, vars } => {
                     let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
-                    format!("option name {} type combo default {default}{vars}", spec.name)
+                    format!(
+                        "option name {} type combo default {default}{vars}",
+                        spec.name
+                    )
                 }
                 OptionKind::Button => format!("option name {} type button", spec.name),
             };
@@ -257,7 +285,9 @@ impl Uci {
         let was_searching = self.engine.is_searching();
         self.engine.set_option(&name, &value)?;
         if was_searching && self.debug {
-            self.out.line(&format!("info string option '{name}' will apply after the search"));
+            self.out.line(&format!(
+                "info string option '{name}' will apply after the search"
+            ));
         }
         Ok(())
     }
@@ -271,7 +301,9 @@ impl Uci {
         };
         match setup {
             ["startpos"] => self.engine.set_position(None, moves),
-            ["fen", fen @ ..] if !fen.is_empty() => self.engine.set_position(Some(&fen.join(" ")), moves),
+            ["fen", fen @ ..] if !fen.is_empty() => {
+                self.engine.set_position(Some(&fen.join(" ")), moves)
+            }
             _ => Err(Error::InvalidCommand(
                 "usage: position [startpos | fen <fen>] [moves <move>...]".into(),
             )),
@@ -280,11 +312,11 @@ impl Uci {
 
     fn go(&mut self, args: &[&str]) -> Result<(), Error> {
         if let ["perft", depth] = args {
-            let depth: u32 = depth
-                .parse()
-                .ok()
-                .filter(|d| *d <= 16)
-                .ok_or_else(|| Error::InvalidCommand(format!("perft depth '{depth}' is not a number from 0 to 16")))?;
+            let depth: u32 = depth.parse().ok().filter(|d| *d <= 16).ok_or_else(|| {
+                Error::InvalidCommand(format!(
+                    "perft depth '{depth}' is not a number from 0 to 16"
+                ))
+            })?;
             return self.perft(depth);
         }
         let limits = parse_go(args)?;
@@ -333,8 +365,18 @@ impl Uci {
             text.push_str(&format!(" | {}", rank + 1));
         }
         text.push_str("\n +---+---+---+---+---+---+---+---+\n   a   b   c   d   e   f   g   h\n");
-        let checkers: Vec<String> = pos.chess().checkers().into_iter().map(|s| s.to_string()).collect();
-        text.push_str(&format!("\nFen: {}\nKey: {:016X}\nCheckers: {}", pos.fen(), pos.key(), checkers.join(" ")));
+        let checkers: Vec<String> = pos
+            .chess()
+            .checkers()
+            .into_iter()
+            .map(|s| s.to_string())
+            .collect();
+        text.push_str(&format!(
+            "\nFen: {}\nKey: {:016X}\nCheckers: {}",
+            pos.fen(),
+            pos.key(),
+            checkers.join(" ")
+        ));
         for line in text.lines() {
             self.out.line(line);
         }
@@ -357,8 +399,9 @@ pub fn parse_go(args: &[&str]) -> Result<Limits, Error> {
         if key.ends_with("time") && text.starts_with('-') && text[1..].parse::<u64>().is_ok() {
             return Ok(0);
         }
-        text.parse()
-            .map_err(|_| Error::InvalidCommand(format!("go {key}: '{text}' is not a non-negative integer")))
+        text.parse().map_err(|_| {
+            Error::InvalidCommand(format!("go {key}: '{text}' is not a non-negative integer"))
+        })
     };
     let ms = |n: u64| Some(Duration::from_millis(n));
     while i < args.len() {
@@ -375,7 +418,9 @@ pub fn parse_go(args: &[&str]) -> Result<Limits, Error> {
                     i += 1;
                 }
                 if limits.searchmoves.is_empty() {
-                    return Err(Error::InvalidCommand("go searchmoves needs at least one move".into()));
+                    return Err(Error::InvalidCommand(
+                        "go searchmoves needs at least one move".into(),
+                    ));
                 }
                 i += 1;
                 continue;
@@ -384,21 +429,42 @@ pub fn parse_go(args: &[&str]) -> Result<Limits, Error> {
             "btime" => limits.btime = ms(number(i, key)?),
             "winc" => limits.winc = ms(number(i, key)?),
             "binc" => limits.binc = ms(number(i, key)?),
-            "movestogo" => limits.movestogo = Some(u32::try_from(number(i, key)?).unwrap_or(u32::MAX)),
+            "movestogo" => {
+                limits.movestogo = Some(u32::try_from(number(i, key)?).unwrap_or(u32::MAX))
+            }
             "depth" => limits.depth = Some(u32::try_from(number(i, key)?).unwrap_or(u32::MAX)),
             "nodes" => limits.nodes = Some(number(i, key)?),
             "mate" => limits.mate = Some(u32::try_from(number(i, key)?).unwrap_or(u32::MAX)),
             "movetime" => limits.movetime = ms(number(i, key)?),
-            _ => return Err(Error::InvalidCommand(format!("go: unknown argument '{key}'"))),
+            _ => {
+                return Err(Error::InvalidCommand(format!(
+                    "go: unknown argument '{key}'"
+                )));
+            }
         }
-        i += if matches!(key, "infinite" | "ponder") { 1 } else { 2 };
+        i += if matches!(key, "infinite" | "ponder") {
+            1
+        } else {
+            2
+        };
     }
     Ok(limits)
 }
 
 const KEYWORDS: &[&str] = &[
-    "searchmoves", "ponder", "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate",
-    "movetime", "infinite", "perft",
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+    "perft",
 ];
 
 /// Runs the UCI loop on standard input and output (the binary's default mode).
@@ -407,4 +473,3 @@ pub fn run_stdio() -> Result<(), Error> {
     uci.run(std::io::stdin().lock());
     Ok(())
 }
-

@@ -24,7 +24,10 @@ fn load(file: &str) -> Vec<Case> {
             let counts = parts
                 .map(|p| {
                     let (d, n) = p.trim().split_once(' ').unwrap();
-                    (d.trim_start_matches('D').parse().unwrap(), n.trim().parse().unwrap())
+                    (
+                        d.trim_start_matches('D').parse().unwrap(),
+                        n.trim().parse().unwrap(),
+                    )
                 })
                 .collect();
             Case { fen, counts }
@@ -41,7 +44,12 @@ fn check(file: &str, limit: u64, every: usize) -> usize {
             if expected > limit {
                 continue;
             }
-            assert_eq!(pos.perft(depth), expected, "{file}: {} depth {depth}", case.fen);
+            assert_eq!(
+                pos.perft(depth),
+                expected,
+                "{file}: {} depth {depth}",
+                case.fen
+            );
             checked += 1;
         }
     }

@@ -30,20 +30,31 @@ fn search(e: &mut Engine, fen: &str, limits: Limits) -> (SearchResult, String) {
     e.set_position(Some(fen), &[]).unwrap();
     e.go(limits, Recorder::default()).unwrap();
     let result = e.wait().unwrap().unwrap();
-    let best = result.best.map_or_else(|| "(none)".to_owned(), |m| e.uci_move(m));
+    let best = result
+        .best
+        .map_or_else(|| "(none)".to_owned(), |m| e.uci_move(m));
     (result, best)
 }
 
 /// (fen, dm, best moves in UCI form, id) of `tests/data/mates_2to5_dev.epd`, whose lines read
 /// `<fen> bm <SAN>...; dm <n>; id "<id>"; pv ...;`.
 fn mates(wanted: &[u32]) -> Vec<(String, u32, Vec<String>, String)> {
-    let text = std::fs::read_to_string(format!("{}/tests/data/mates_2to5_dev.epd", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/mates_2to5_dev.epd",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
     let mut out = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let mut fields = line.split(';').map(str::trim);
         let (fen, bm) = fields.next().unwrap().split_once(" bm ").unwrap();
         let rest: Vec<&str> = fields.collect();
-        let op = |name: &str| rest.iter().find_map(|f| f.strip_prefix(name)).unwrap().trim_matches('"');
+        let op = |name: &str| {
+            rest.iter()
+                .find_map(|f| f.strip_prefix(name))
+                .unwrap()
+                .trim_matches('"')
+        };
         let dm: u32 = op("dm ").parse().unwrap();
         if !wanted.contains(&dm) {
             continue;
@@ -56,7 +67,11 @@ fn mates(wanted: &[u32]) -> Vec<(String, u32, Vec<String>, String)> {
         let moves = bm
             .split_whitespace()
             .map(|san| {
-                let m = san.parse::<shakmaty::san::San>().unwrap().to_move(&pos).unwrap();
+                let m = san
+                    .parse::<shakmaty::san::San>()
+                    .unwrap()
+                    .to_move(&pos)
+                    .unwrap();
                 m.to_uci(shakmaty::CastlingMode::Standard).to_string()
             })
             .collect();
@@ -76,8 +91,19 @@ fn mates_in_two_and_three_are_found_with_the_exact_distance() {
     let mut e = engine(&[]);
     for (fen, dm, bm, id) in cases.iter().filter(|c| !HARD_MATES.contains(&c.3.as_str())) {
         e.new_game();
-        let (result, best) = search(&mut e, fen, Limits { mate: Some(*dm), ..Limits::default() });
-        assert_eq!(result.score.kind(), ScoreKind::Mate(*dm as i32), "{id} {fen}");
+        let (result, best) = search(
+            &mut e,
+            fen,
+            Limits {
+                mate: Some(*dm),
+                ..Limits::default()
+            },
+        );
+        assert_eq!(
+            result.score.kind(),
+            ScoreKind::Mate(*dm as i32),
+            "{id} {fen}"
+        );
         assert!(bm.contains(&best), "{id} {fen}: {best} not in {bm:?}");
     }
 }
@@ -86,8 +112,18 @@ fn mates_in_two_and_three_are_found_with_the_exact_distance() {
 #[ignore = "minutes: a deep quiet key move"]
 fn hard_mate_in_three() {
     let mut e = engine(&[]);
-    for (fen, dm, bm, id) in mates(&[3]).iter().filter(|c| HARD_MATES.contains(&c.3.as_str())) {
-        let (result, best) = search(&mut e, fen, Limits { mate: Some(*dm), ..Limits::default() });
+    for (fen, dm, bm, id) in mates(&[3])
+        .iter()
+        .filter(|c| HARD_MATES.contains(&c.3.as_str()))
+    {
+        let (result, best) = search(
+            &mut e,
+            fen,
+            Limits {
+                mate: Some(*dm),
+                ..Limits::default()
+            },
+        );
         assert_eq!(result.score.kind(), ScoreKind::Mate(*dm as i32), "{id}");
         assert!(bm.contains(&best), "{id}");
     }
@@ -97,9 +133,27 @@ fn hard_mate_in_three() {
 /// wrong move at a fixed depth and verified null-move pruning (R = 3) picks the right one:
 /// (id, fen, depth, standard's move, verified's move = the EPD's best move).
 const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
-    ("zugzwang.001", "8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1", 16, "e1e5", "e1f1"),
-    ("zugzwang.004", "8/6B1/p5p1/Pp4kp/1P5r/5P1Q/4q1PK/8 w - - 0 32", 16, "g7h6", "h3h4"),
-    ("zugzwang.005", "8/8/1p1r1k2/p1pPN1p1/P3KnP1/1P6/8/3R4 b - - 0 1", 12, "f4e2", "f4d5"),
+    (
+        "zugzwang.001",
+        "8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1",
+        16,
+        "e1e5",
+        "e1f1",
+    ),
+    (
+        "zugzwang.004",
+        "8/6B1/p5p1/Pp4kp/1P5r/5P1Q/4q1PK/8 w - - 0 32",
+        16,
+        "g7h6",
+        "h3h4",
+    ),
+    (
+        "zugzwang.005",
+        "8/8/1p1r1k2/p1pPN1p1/P3KnP1/1P6/8/3R4 b - - 0 1",
+        12,
+        "f4e2",
+        "f4d5",
+    ),
 ];
 
 #[test]
@@ -127,7 +181,11 @@ fn fixed_depth_search_is_deterministic_with_one_thread() {
 #[test]
 fn node_limit_is_exact_with_one_thread() {
     let mut e = engine(&[]);
-    let (r, _) = search(&mut e, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", Limits::nodes(12_345));
+    let (r, _) = search(
+        &mut e,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        Limits::nodes(12_345),
+    );
     assert_eq!(r.nodes, 12_345);
 }
 
@@ -135,9 +193,16 @@ fn node_limit_is_exact_with_one_thread() {
 fn movetime_is_kept() {
     let mut e = engine(&[]);
     let start = Instant::now();
-    let (r, _) = search(&mut e, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", Limits::movetime(300));
+    let (r, _) = search(
+        &mut e,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        Limits::movetime(300),
+    );
     let took = start.elapsed();
-    assert!(took >= Duration::from_millis(250) && took < Duration::from_millis(400), "{took:?}");
+    assert!(
+        took >= Duration::from_millis(250) && took < Duration::from_millis(400),
+        "{took:?}"
+    );
     assert!(r.depth >= 3);
 }
 
@@ -145,7 +210,10 @@ fn movetime_is_kept() {
 fn draws_by_rule_score_zero() {
     let mut e = engine(&[]);
     // Fifty-move rule about to apply, and a bare-kings-and-knight position.
-    for fen in ["8/8/4k3/8/8/3NK3/8/8 w - - 0 1", "7k/8/8/8/8/8/1R6/K7 b - - 99 120"] {
+    for fen in [
+        "8/8/4k3/8/8/3NK3/8/8 w - - 0 1",
+        "7k/8/8/8/8/8/1R6/K7 b - - 99 120",
+    ] {
         let (r, _) = search(&mut e, fen, Limits::depth(8));
         assert_eq!(r.score, Score::DRAW, "{fen}");
     }
@@ -162,5 +230,9 @@ fn info_reports_progress_to_the_handler() {
     let depths: Vec<u32> = infos.iter().map(|i| i.depth).collect();
     assert_eq!(depths, vec![1, 2, 3, 4, 5, 6]);
     assert!(infos.windows(2).all(|w| w[0].nodes <= w[1].nodes));
-    assert!(infos.iter().all(|i| !i.pv.is_empty() && i.seldepth >= i.depth));
+    assert!(
+        infos
+            .iter()
+            .all(|i| !i.pv.is_empty() && i.seldepth >= i.depth)
+    );
 }

@@ -26,7 +26,10 @@ fn handshake_lists_every_option() {
         "option name NullMove type combo default verified var verified var standard var off",
         "option name NullMoveR type spin default 3 min 1 max 4",
     ] {
-        assert!(lines.iter().any(|l| l.starts_with(option)), "missing: {option}");
+        assert!(
+            lines.iter().any(|l| l.starts_with(option)),
+            "missing: {option}"
+        );
     }
     assert!(e.sync().is_empty());
     e.send("quit");
@@ -41,8 +44,15 @@ fn isready_is_answered_during_infinite_search_and_bestmove_waits_for_stop() {
     std::thread::sleep(Duration::from_millis(300));
     let sent = Instant::now();
     let before_ready = e.sync();
-    assert!(sent.elapsed() < Duration::from_millis(500), "readyok took {:?}", sent.elapsed());
-    assert!(before_ready.iter().all(|l| !l.starts_with("bestmove")), "{before_ready:?}");
+    assert!(
+        sent.elapsed() < Duration::from_millis(500),
+        "readyok took {:?}",
+        sent.elapsed()
+    );
+    assert!(
+        before_ready.iter().all(|l| !l.starts_with("bestmove")),
+        "{before_ready:?}"
+    );
     // Nothing but info for a while more: no early bestmove under infinite.
     let quiet_until = Instant::now() + Duration::from_millis(300);
     while let Some(line) = e.next_line(quiet_until.saturating_duration_since(Instant::now())) {
@@ -51,7 +61,11 @@ fn isready_is_answered_during_infinite_search_and_bestmove_waits_for_stop() {
     let stop = Instant::now();
     e.send("stop");
     let best = e.bestmove();
-    assert!(stop.elapsed() < Duration::from_millis(50), "stop took {:?}", stop.elapsed());
+    assert!(
+        stop.elapsed() < Duration::from_millis(50),
+        "stop took {:?}",
+        stop.elapsed()
+    );
     e.send("position startpos moves e2e4");
     assert!(e.legal_moves().contains(&best));
 }
@@ -65,13 +79,20 @@ fn ponder_then_ponderhit_and_ponder_then_stop() {
     // While pondering, no bestmove however long it takes.
     let until = Instant::now() + Duration::from_millis(600);
     while let Some(line) = e.next_line(until.saturating_duration_since(Instant::now())) {
-        assert!(!line.starts_with("bestmove"), "bestmove while pondering: {line}");
+        assert!(
+            !line.starts_with("bestmove"),
+            "bestmove while pondering: {line}"
+        );
     }
     let hit = Instant::now();
     e.send("ponderhit");
     let lines = e.search_lines();
     // After ponderhit the clock (2 s, no increment) applies: well under the time left.
-    assert!(hit.elapsed() < Duration::from_millis(1600), "{:?}", hit.elapsed());
+    assert!(
+        hit.elapsed() < Duration::from_millis(1600),
+        "{:?}",
+        hit.elapsed()
+    );
     assert!(lines.last().unwrap().contains(" ponder "), "{lines:?}");
 
     e.send("go ponder wtime 2000 btime 2000");
@@ -117,7 +138,11 @@ fn a_hundred_milliseconds_on_one_clock_is_enough() {
         e.send(clock);
         let best = e.bestmove();
         let limit: u64 = clock.split_whitespace().nth(2).unwrap().parse().unwrap();
-        assert!(sent.elapsed() < Duration::from_millis(limit), "{clock}: {:?}", sent.elapsed());
+        assert!(
+            sent.elapsed() < Duration::from_millis(limit),
+            "{clock}: {:?}",
+            sent.elapsed()
+        );
         assert!(e.legal_moves().contains(&best), "{best}");
     }
 }
@@ -126,14 +151,20 @@ fn a_hundred_milliseconds_on_one_clock_is_enough() {
 fn no_legal_move_gives_bestmove_none() {
     let mut e = UciProcess::start();
     for (fen, score) in [
-        ("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", "mate 0"),
+        (
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            "mate 0",
+        ),
         ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "cp 0"),
     ] {
         e.send(&format!("position fen {fen}"));
         e.send("go depth 5");
         let lines = e.search_lines();
         assert_eq!(lines.last().unwrap(), "bestmove (none)");
-        assert!(lines.iter().any(|l| l.contains(&format!("score {score}"))), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.contains(&format!("score {score}"))),
+            "{lines:?}"
+        );
     }
 }
 
@@ -195,12 +226,19 @@ fn bad_input_is_reported_and_changes_nothing() {
             replies.iter().any(|r| r.starts_with("info string error: ")),
             "no error for '{line}': {replies:?}"
         );
-        assert!(replies.iter().all(|r| !r.starts_with("bestmove")), "'{line}' searched: {replies:?}");
+        assert!(
+            replies.iter().all(|r| !r.starts_with("bestmove")),
+            "'{line}' searched: {replies:?}"
+        );
         assert_eq!(e.fen(), fen, "'{line}' changed the position");
     }
     // Bytes that are not UTF-8.
     e.send_bytes(b"go \xff\xfe depth 3\n");
-    assert!(e.sync().iter().any(|r| r.starts_with("info string error: ")));
+    assert!(
+        e.sync()
+            .iter()
+            .any(|r| r.starts_with("info string error: "))
+    );
     // Still a working engine with its options intact.
     e.send("go depth 4");
     let best = e.bestmove();
@@ -240,7 +278,10 @@ fn ucinewgame_then_go_nodes_is_reproducible() {
     let second = run(&mut e);
     assert!(first.len() > 3, "{first:?}");
     assert_eq!(first, second);
-    let nodes: u64 = field(&first[first.len() - 2], "nodes").unwrap().parse().unwrap();
+    let nodes: u64 = field(&first[first.len() - 2], "nodes")
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(nodes <= 30000, "{nodes}");
 }
 
@@ -260,7 +301,10 @@ fn multipv_reports_distinct_lines() {
     e.send(&format!("position fen {KIWIPETE}"));
     e.send("go depth 6");
     let lines = e.search_lines();
-    let last_depth: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth 6 ")).collect();
+    let last_depth: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth 6 "))
+        .collect();
     let firsts: Vec<&str> = last_depth.iter().map(|l| field(l, "pv").unwrap()).collect();
     assert_eq!(last_depth.len(), 3, "{lines:?}");
     for (i, l) in last_depth.iter().enumerate() {
@@ -278,10 +322,15 @@ fn info_lines_carry_every_field_as_integers() {
     e.send("position startpos");
     e.send("go depth 7");
     let lines = e.search_lines();
-    let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth")).collect();
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
     assert!(infos.len() >= 7);
     for l in infos {
-        for key in ["depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time"] {
+        for key in [
+            "depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time",
+        ] {
             let v = field(l, key).unwrap_or_else(|| panic!("no {key} in {l}"));
             assert!(v.parse::<u64>().is_ok(), "{key} {v} in {l}");
         }
@@ -311,7 +360,11 @@ fn perft_through_the_binary() {
     for (fen, depth, nodes) in [
         ("startpos".to_owned(), 4, 197_281),
         (format!("fen {KIWIPETE}"), 3, 97_862),
-        ("fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9".to_owned(), 3, 12_189),
+        (
+            "fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9".to_owned(),
+            3,
+            12_189,
+        ),
     ] {
         e.send(&format!("position {fen}"));
         e.send(&format!("go perft {depth}"));
@@ -354,7 +407,12 @@ fn bench_prints_nodes_and_nps_last_and_is_repeatable() {
         String::from_utf8(out.stdout).unwrap()
     };
     let (a, b) = (run(), run());
-    let nodes = |s: &str| s.lines().find(|l| l.starts_with("Nodes searched")).unwrap().to_owned();
+    let nodes = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("Nodes searched"))
+            .unwrap()
+            .to_owned()
+    };
     let lines: Vec<&str> = a.lines().collect();
     assert!(lines[lines.len() - 2].starts_with("Nodes searched  : "));
     assert!(lines[lines.len() - 1].starts_with("Nodes/second    : "));

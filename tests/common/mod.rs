@@ -43,7 +43,12 @@ impl UciProcess {
                 }
             }
         });
-        UciProcess { child, stdin: Some(stdin), lines: rx, log: Vec::new() }
+        UciProcess {
+            child,
+            stdin: Some(stdin),
+            lines: rx,
+            log: Vec::new(),
+        }
     }
 
     pub fn send(&mut self, command: &str) {
@@ -113,14 +118,23 @@ impl UciProcess {
     /// The best move of the next `bestmove` line.
     pub fn bestmove(&mut self) -> String {
         let lines = self.search_lines();
-        lines.last().unwrap().split_whitespace().nth(1).unwrap().to_owned()
+        lines
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_owned()
     }
 
     /// The FEN of the current position, from the `d` command.
     pub fn fen(&mut self) -> String {
         self.send("d");
         let lines = self.until_prefix("Checkers:");
-        let fen = lines.iter().find(|l| l.starts_with("Fen: ")).expect("d prints the FEN");
+        let fen = lines
+            .iter()
+            .find(|l| l.starts_with("Fen: "))
+            .expect("d prints the FEN");
         fen.trim_start_matches("Fen: ").to_owned()
     }
 

@@ -1,0 +1,149 @@
+//! Lazy SMP: many threads, stops, option changes during searches.
+
+mod common;
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use common::UciProcess;
+use lazuli::{Engine, Limits, SearchHandler, SearchInfo};
+use shakmaty::Move;
+
+const POSITIONS: &[&str] = &[
+    "startpos",
+    "fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "fen 8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "fen 4rrk1/pp1n3p/3q2pQ/2p1pb2/2PP4/2P3N1/P2B2PP/4RRK1 b - - 7 19",
+    "fen 8/8/1p1r1k2/p1pPN1p1/P3KnP1/1P6/8/3R4 b - - 0 1",
+];
+
+/// 200 searches with 4 threads on a small machine: half stopped by `stop` at a random moment
+/// (the best move must follow within 50 ms), half on a 200 ms clock (the best move must come
+/// within it). Every best move must be legal.
+#[test]
+fn two_hundred_go_stop_cycles_with_four_threads() {
+    let mut e = UciProcess::start();
+    e.send("setoption name Threads value 4");
+    let mut legal: HashMap<&str, Vec<String>> = HashMap::new();
+    for p in POSITIONS {
+        e.send(&format!("position {p}"));
+        legal.insert(p, e.legal_moves());
+    }
+    let mut rng = 0x5eed_u64;
+    let mut worst_stop = Duration::ZERO;
+    for cycle in 0..200 {
+        let p = POSITIONS[cycle % POSITIONS.len()];
+        e.send(&format!("position {p}"));
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let best = if cycle % 2 == 0 {
+            e.send("go infinite");
+            std::thread::sleep(Duration::from_millis(rng % 25));
+            let stop = Instant::now();
+            e.send("stop");
+            let best = e.bestmove();
+            worst_stop = worst_stop.max(stop.elapsed());
+            best
+        } else {
+            let go = Instant::now();
+            e.send("go wtime 200 btime 200");
+            let best = e.bestmove();
+            assert!(
+                go.elapsed() < Duration::from_millis(200),
+                "cycle {cycle}: {:?}",
+                go.elapsed()
+            );
+            best
+        };
+        assert!(legal[p].contains(&best), "cycle {cycle}: {best} in {p}");
+    }
+    assert!(
+        worst_stop < Duration::from_millis(50),
+        "slowest stop {worst_stop:?}"
+    );
+}
+
+#[test]
+fn threads_and_hash_set_during_a_search_apply_after_it() {
+    struct Silent;
+    impl SearchHandler for Silent {
+        fn on_info(&mut self, _: &SearchInfo) {}
+        fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
+    }
+    let mut e = Engine::new().unwrap();
+    e.go(
+        Limits {
+            infinite: true,
+            ..Limits::default()
+        },
+        Silent,
+    )
+    .unwrap();
+    e.set_option("Threads", "3").unwrap();
+    e.set_option("Hash", "64").unwrap();
+    e.set_option("Threads", "0").unwrap_err(); // still validated at once
+    assert_eq!(
+        (e.options().threads, e.options().hash_mb),
+        (1, 16),
+        "applied during the search"
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    e.stop();
+    assert!(e.wait().unwrap().unwrap().best.is_some());
+    assert_eq!((e.options().threads, e.options().hash_mb), (3, 64));
+    // And the engine searches with them.
+    e.go(Limits::depth(6), Silent).unwrap();
+    assert!(e.wait().unwrap().unwrap().best.is_some());
+}
+
+#[test]
+fn options_during_a_uci_search_keep_the_engine_working() {
+    let mut e = UciProcess::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    e.send("setoption name Threads value 2");
+    e.send("setoption name Hash value 32");
+    e.send("ucinewgame");
+    assert!(e.sync().iter().all(|l| !l.starts_with("bestmove")));
+    e.send("stop");
+    e.bestmove();
+    e.send("position fen 8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1");
+    e.send("go depth 10");
+    let best = e.bestmove();
+    assert!(e.legal_moves().contains(&best));
+}
+
+#[test]
+fn node_limit_counts_every_thread() {
+    struct Silent;
+    impl SearchHandler for Silent {
+        fn on_info(&mut self, _: &SearchInfo) {}
+        fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
+    }
+    let mut e = Engine::new().unwrap();
+    e.set_option("Threads", "4").unwrap();
+    e.go(Limits::nodes(200_000), Silent).unwrap();
+    let r = e.wait().unwrap().unwrap();
+    // All threads count toward the limit; each reads the others' counts every 512 of its own
+    // nodes, so the total may overshoot by about that much per thread.
+    assert!(
+        r.nodes >= 200_000 && r.nodes < 200_000 + 4 * 2048,
+        "{}",
+        r.nodes
+    );
+}
+
+#[test]
+fn many_threads_oversubscribed_still_play_legal_moves() {
+    let mut e = UciProcess::start();
+    e.send("setoption name Threads value 16");
+    for p in POSITIONS {
+        e.send(&format!("position {p}"));
+        let legal = e.legal_moves();
+        e.send("go movetime 150");
+        let best = e.bestmove();
+        assert!(legal.contains(&best), "{best} in {p}");
+    }
+}
