@@ -18,7 +18,7 @@ use crate::movepick::{History, MovePicker};
 use crate::position::Position;
 use crate::score::Score;
 use crate::search::{Job, NullMoveMode, SearchConfig, SearchHandler, SearchResult};
-use crate::threads::ThreadPool;
+use crate::threads::{SearchControl, ThreadPool};
 use crate::timeman::{Limits, TimeManager};
 use crate::tt::TranspositionTable;
 
@@ -477,6 +477,12 @@ impl Engine {
         let result = self.pool.wait();
         self.sync();
         result
+    }
+
+    /// A handle to stop, ponderhit or wait for searches from any thread without borrowing
+    /// the engine. Take a new one after changing `Threads`.
+    pub fn control(&self) -> SearchControl {
+        self.pool.control()
     }
 
     /// Nodes searched so far by the running or last search.

@@ -129,6 +129,44 @@ impl SharedState {
     }
 }
 
+/// Stops, ponderhits or waits for the searches of one thread pool from any thread, without
+/// borrowing the engine: a GUI thread can stop a search while another blocks in `wait`.
+/// A handle taken before the thread count changes refers to the old pool, whose search (if
+/// any) has ended: its `wait` returns at once.
+#[derive(Clone)]
+pub struct SearchControl {
+    shared: Arc<SharedState>,
+}
+
+impl SearchControl {
+    /// Tells the search to stop (also ends pondering); returns at once.
+    pub fn stop(&self) {
+        self.shared.ponder.store(false, Relaxed);
+        self.shared.stop.store(true, Relaxed);
+    }
+
+    /// Switches a pondering search to its time limits, counted from now.
+    pub fn ponderhit(&self) {
+        *self.shared.ponderhit.lock() = Some(Instant::now());
+        self.shared.ponder.store(false, Relaxed);
+    }
+
+    /// Blocks until no search runs and its best move has been reported; returns the last
+    /// search's result, if any.
+    pub fn wait(&self) -> Option<Result<SearchResult, Error>> {
+        let mut control = self.shared.control.lock();
+        while control.phase != Phase::Idle {
+            self.shared.changed.wait(&mut control);
+        }
+        control.result.clone()
+    }
+
+    /// True while a search runs or reports its best move.
+    pub fn is_searching(&self) -> bool {
+        self.shared.control.lock().phase != Phase::Idle
+    }
+}
+
 enum Task {
     Main {
         job: Arc<Job>,
@@ -228,23 +266,24 @@ impl ThreadPool {
 
     /// Tells the search to stop; returns at once.
     pub fn stop(&self) {
-        self.shared.ponder.store(false, Relaxed);
-        self.shared.stop.store(true, Relaxed);
+        self.control().stop();
     }
 
     /// Switches a pondering search to normal time control, counted from now.
     pub fn ponderhit(&self) {
-        *self.shared.ponderhit.lock() = Some(Instant::now());
-        self.shared.ponder.store(false, Relaxed);
+        self.control().ponderhit();
     }
 
     /// Blocks until no search runs; returns the result of the last search, if any.
     pub fn wait(&self) -> Option<Result<SearchResult, Error>> {
-        let mut control = self.shared.control.lock();
-        while control.phase != Phase::Idle {
-            self.shared.changed.wait(&mut control);
+        self.control().wait()
+    }
+
+    /// A handle on this pool's searches that needs no borrow of the pool.
+    pub fn control(&self) -> SearchControl {
+        SearchControl {
+            shared: Arc::clone(&self.shared),
         }
-        control.result.clone()
     }
 
     /// Clears every thread's history (new game). The pool must be idle.

@@ -215,6 +215,15 @@ impl TranspositionTable {
     /// [`Error::OutOfMemory`] when the memory cannot be reserved; nothing is left allocated.
     pub fn new(mb: usize, threads: usize) -> Result<TranspositionTable, Error> {
         let buckets = (mb.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
+        // Linux overcommits: a reservation far beyond free memory succeeds and the process is
+        // killed later when the pages are touched. Refuse what the system says is not there.
+        if let Some(available) = available_mb()
+            && mb > available
+        {
+            return Err(Error::OutOfMemory(format!(
+                "a {mb} MB hash table does not fit in the {available} MB of memory available"
+            )));
+        }
         // Ask for the whole size at once first: one request the system can refuse cleanly
         // (overcommit limits act per request, and the chunks are small), instead of
         // succeeding chunk by chunk and failing later when the pages are touched.
@@ -367,6 +376,14 @@ impl TranspositionTable {
         }
         (used * 1000).checked_div(seen).unwrap_or(0)
     }
+}
+
+/// Memory the system can give without swapping (Linux `MemAvailable`), in MB.
+fn available_mb() -> Option<usize> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 /// Runs `f` over `items` on up to `threads` scoped threads, each taking a contiguous share,

@@ -1,0 +1,145 @@
+//! The C library: the committed header matches cbindgen's output, and C programs built with
+//! strict warnings against it and linked against both the static and the shared library pass.
+//!
+//! Regenerate the header after changing `src/ffi.rs`: `LAZULI_BLESS=1 cargo test --test c_api header`.
+
+use std::path::Path;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn generate_header() -> String {
+    let config = cbindgen::Config::from_file(root().join("cbindgen.toml")).unwrap();
+    let mut out = Vec::new();
+    cbindgen::Builder::new()
+        .with_crate(root())
+        .with_config(config)
+        .generate()
+        .expect("cbindgen parses src/ffi.rs")
+        .write(&mut out);
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn header_matches_cbindgen() {
+    let fresh = generate_header();
+    let path = root().join("include/lazuli.h");
+    if std::env::var_os("LAZULI_BLESS").is_some() {
+        std::fs::write(&path, &fresh).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "include/lazuli.h is stale: run LAZULI_BLESS=1 cargo test --test c_api header"
+    );
+}
+
+/// `target/<profile>/deps`, where `cargo test` puts the liblazuli.a and liblazuli.so built
+/// from this very source (only `cargo build` copies them up to `target/<profile>`).
+fn library_dir() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().to_path_buf()
+}
+
+/// The libraries the Rust static library needs (`--print native-static-libs`).
+const NATIVE_LIBS: &[&str] = &[
+    "-lgcc_s",
+    "-lutil",
+    "-lrt",
+    "-lpthread",
+    "-lm",
+    "-ldl",
+    "-lc",
+];
+
+fn compile(compiler: &str, source: &str, output: &Path, flags: &[&str], link: &[String]) {
+    let status = std::process::Command::new(compiler)
+        .args(flags)
+        .arg(format!("-I{}", root().join("include").display()))
+        .arg(root().join(source))
+        .arg("-o")
+        .arg(output)
+        .args(link)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
+    assert!(status.success(), "{compiler} failed on {source}");
+}
+
+fn run(program: &Path) -> String {
+    // cargo's LD_LIBRARY_PATH for tests lists target/<profile> (where an older liblazuli.so
+    // may lie) and would win over the program's rpath.
+    let out = std::process::Command::new(program)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{} failed:\n{stdout}\n{}",
+        program.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+const C_FLAGS: &[&str] = &[
+    "-std=c11",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-pedantic",
+    "-O1",
+    "-pthread",
+];
+
+fn static_link() -> Vec<String> {
+    let mut link = vec![library_dir().join("liblazuli.a").display().to_string()];
+    link.extend(NATIVE_LIBS.iter().map(|s| (*s).to_owned()));
+    link
+}
+
+fn shared_link() -> Vec<String> {
+    let dir = library_dir().display().to_string();
+    vec![
+        format!("-L{dir}"),
+        format!("-Wl,-rpath,{dir}"),
+        "-llazuli".to_owned(),
+        "-pthread".to_owned(),
+    ]
+}
+
+#[test]
+fn c_tests_pass_against_the_static_library() {
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("test_api_static");
+    compile("gcc", "tests/c/test_api.c", &exe, C_FLAGS, &static_link());
+    assert!(run(&exe).contains("all C API checks passed"));
+}
+
+#[test]
+fn c_tests_pass_against_the_shared_library() {
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("test_api_shared");
+    compile("gcc", "tests/c/test_api.c", &exe, C_FLAGS, &shared_link());
+    assert!(run(&exe).contains("all C API checks passed"));
+}
+
+#[test]
+fn the_header_compiles_as_cpp() {
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("header_check_cpp");
+    compile(
+        "g++",
+        "tests/c/header_check.cpp",
+        &exe,
+        &["-std=c++17", "-Wall", "-Wextra", "-Werror", "-pthread"],
+        &shared_link(),
+    );
+    assert!(run(&exe).starts_with(env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn the_example_builds_and_runs() {
+    let exe = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analysis_example");
+    compile("gcc", "examples/analysis.c", &exe, C_FLAGS, &static_link());
+    let out = run(&exe);
+    assert!(out.contains("bestmove "), "{out}");
+}
