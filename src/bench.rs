@@ -239,6 +239,8 @@ pub struct ScalingConfig {
     pub json: Option<std::path::PathBuf>,
     /// Write the rows as CSV here.
     pub csv: Option<std::path::PathBuf>,
+    /// Draw the speedups as an SVG chart here.
+    pub svg: Option<std::path::PathBuf>,
 }
 
 impl ScalingConfig {
@@ -255,7 +257,7 @@ impl ScalingConfig {
     }
 
     /// Parses `[--max N | --threads 1,2,4] [--depth D] [--hash MB] [--rounds R]
-    /// [--stop-trials K] [--json FILE] [--csv FILE]`.
+    /// [--stop-trials K] [--json FILE] [--csv FILE] [--svg FILE]`.
     ///
     /// # Errors
     ///
@@ -264,7 +266,7 @@ impl ScalingConfig {
         let usage = || {
             Error::InvalidCommand(
                 "usage: bench scaling [--max N | --threads 1,2,4] [--depth D] [--hash MB] [--rounds R] \
-                 [--stop-trials K] [--json FILE] [--csv FILE]"
+                 [--stop-trials K] [--json FILE] [--csv FILE] [--svg FILE]"
                     .into(),
             )
         };
@@ -276,6 +278,7 @@ impl ScalingConfig {
             stop_trials: 10,
             json: None,
             csv: None,
+            svg: None,
         };
         let num = |s: Option<&&str>| {
             s.and_then(|s| s.parse::<usize>().ok())
@@ -301,6 +304,7 @@ impl ScalingConfig {
                 "--stop-trials" => c.stop_trials = num(value)?,
                 "--json" => c.json = Some(value.ok_or_else(usage)?.into()),
                 "--csv" => c.csv = Some(value.ok_or_else(usage)?.into()),
+                "--svg" => c.svg = Some(value.ok_or_else(usage)?.into()),
                 _ => return Err(usage()),
             }
             i += 2;
@@ -525,6 +529,99 @@ impl ScalingReport {
         s
     }
 
+    /// The speedups against thread count as an SVG chart: NPS and time to depth, the ideal
+    /// (linear) line, labelled axes, the machine in the title.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Internal`] if plotting fails (it only draws into a string).
+    pub fn svg(&self) -> Result<String, Error> {
+        use plotters::prelude::*;
+        let fail = |e: &dyn std::fmt::Display| Error::Internal(format!("chart: {e}"));
+        let max_threads = self.rows.iter().map(|r| r.threads).max().unwrap_or(1) as f64;
+        let top = self
+            .rows
+            .iter()
+            .flat_map(|r| [r.nps_speedup, r.ttd_speedup])
+            .fold(max_threads, f64::max)
+            * 1.1;
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (800, 560)).into_drawing_area();
+            root.fill(&WHITE).map_err(|e| fail(&e))?;
+            let title = format!(
+                "lazuli thread scaling: {} ({} cores), bench depth {}",
+                self.machine.model, self.machine.logical_cores, self.depth
+            );
+            let mut chart = ChartBuilder::on(&root)
+                .caption(title, ("sans-serif", 20))
+                .margin(20)
+                .x_label_area_size(50)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.8f64..max_threads * 1.05 + 0.2, 0f64..top)
+                .map_err(|e| fail(&e))?;
+            // One tick per whole thread count, labelled only where a count was measured.
+            let measured: Vec<usize> = self.rows.iter().map(|r| r.threads).collect();
+            chart
+                .configure_mesh()
+                .x_desc("threads")
+                .y_desc("speedup over 1 thread")
+                .x_labels(max_threads as usize + 1)
+                .x_label_formatter(&|x| {
+                    let n = x.round();
+                    if (x - n).abs() < 1e-6 && measured.contains(&(n as usize)) {
+                        format!("{n:.0}")
+                    } else {
+                        String::new()
+                    }
+                })
+                .y_label_formatter(&|y| format!("{y:.1}"))
+                .draw()
+                .map_err(|e| fail(&e))?;
+            let ideal = [(1.0, 1.0), (max_threads, max_threads)];
+            chart
+                .draw_series(LineSeries::new(ideal, BLACK.stroke_width(1)))
+                .map_err(|e| fail(&e))?
+                .label("ideal (linear)")
+                .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK));
+            type Curve = (&'static str, RGBColor, fn(&ScalingRow) -> f64);
+            let series: [Curve; 2] = [
+                ("nodes per second", BLUE, |r| r.nps_speedup),
+                ("time to depth", RED, |r| r.ttd_speedup),
+            ];
+            for (name, color, value) in series {
+                let points: Vec<(f64, f64)> = self
+                    .rows
+                    .iter()
+                    .map(|r| (r.threads as f64, value(r)))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(points.clone(), color.stroke_width(3)))
+                    .map_err(|e| fail(&e))?
+                    .label(name)
+                    .legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], color.stroke_width(3))
+                    });
+                chart
+                    .draw_series(
+                        points
+                            .into_iter()
+                            .map(|p| Circle::new(p, 5, color.filled())),
+                    )
+                    .map_err(|e| fail(&e))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperLeft)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK)
+                .draw()
+                .map_err(|e| fail(&e))?;
+            root.present().map_err(|e| fail(&e))?;
+        }
+        Ok(svg)
+    }
+
     /// The rows as CSV with a header line.
     pub fn csv(&self) -> String {
         let mut s = String::from(
@@ -578,6 +675,9 @@ pub fn run_scaling_cli(args: &[&str]) -> Result<(), Error> {
     }
     if let Some(path) = &config.csv {
         write(path, report.csv())?;
+    }
+    if let Some(path) = &config.svg {
+        write(path, report.svg()?)?;
     }
     Ok(())
 }

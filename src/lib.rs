@@ -33,6 +33,7 @@ pub mod movepick;
 pub mod position;
 pub mod score;
 pub mod search;
+pub mod study;
 mod threads;
 pub mod timeman;
 pub mod tt;

@@ -9,6 +9,7 @@ fn main() -> ExitCode {
     let result = match args.split_first() {
         None => lazuli::uci::run_stdio(),
         Some((&"bench", rest)) => lazuli::bench::run_cli(rest),
+        Some((&"study", rest)) => lazuli::study::run_cli(rest),
         Some(_) => {
             let mut uci = match lazuli::uci::Uci::new(lazuli::uci::Output::stdout()) {
                 Ok(uci) => uci,

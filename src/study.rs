@@ -1,0 +1,756 @@
+//! `lazuli study nullmove`: the experiment of Tabibi and Netanyahu, "Verified Null-Move
+//! Pruning" (ICGA Journal 25(3), 2002), on any EPD suite.
+//!
+//! Every position is searched with every null-move mode (standard R = 1..4, verified R = 1..4,
+//! or none), one thread, the table and histories cleared before each search, everything else
+//! in the engine identical. One search per position and mode goes to the deepest requested
+//! depth; each completed iteration reports its cumulative node count and best move, which with
+//! one thread and a cleared table are exactly those of a separate search to that depth.
+//!
+//! Reported as the paper does: total nodes per mode and depth with the percentage against
+//! verified R = 3 (its Tables 1, 3, 4), positions solved per mode and depth (`bm` found, no
+//! `am` played; Tables 2, 5), mates found for `dm` records (Table 6); plus one row per
+//! position, mode and depth as CSV or JSON.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use shakmaty::{Chess, Move, Position as _};
+
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::eval::non_pawn_material;
+use crate::position::Position;
+use crate::score::ScoreKind;
+use crate::search::{NullMoveMode, SearchHandler, SearchInfo};
+use crate::threads::SearchControl;
+use crate::timeman::Limits;
+
+/// One EPD record: a position and what it asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EpdRecord {
+    /// 1-based line number in the suite.
+    pub line: usize,
+    /// The `id` operation, or `line N`.
+    pub id: String,
+    /// The position (four FEN fields, counters added).
+    pub fen: String,
+    /// `bm`: the best moves (any of them solves).
+    pub bm: Vec<Move>,
+    /// `am`: moves to avoid.
+    pub am: Vec<Move>,
+    /// `dm`: mate in this many moves.
+    pub dm: Option<u32>,
+}
+
+impl EpdRecord {
+    /// True when either side has nothing but king and pawns (the paper left these out).
+    pub fn is_king_and_pawns(&self) -> bool {
+        let pos = Position::from_fen(&self.fen).expect("parsed before");
+        let board = pos.chess().board();
+        shakmaty::Color::ALL
+            .into_iter()
+            .any(|c| non_pawn_material(board, c) == 0)
+    }
+
+    /// Whether `best` (with the final score) solves the record: for `dm N` a mate in at most
+    /// N found; otherwise one of the `bm` moves and none of the `am` moves. `None` when the
+    /// record asks nothing.
+    pub fn solved(&self, best: Option<Move>, score: ScoreKind) -> Option<bool> {
+        if let Some(n) = self.dm {
+            return Some(matches!(score, ScoreKind::Mate(m) if m > 0 && m as u32 <= n));
+        }
+        if self.bm.is_empty() && self.am.is_empty() {
+            return None;
+        }
+        let best = best?;
+        Some((self.bm.is_empty() || self.bm.contains(&best)) && !self.am.contains(&best))
+    }
+}
+
+/// Parses an EPD suite (`<4 FEN fields> op args; op args; ...`), with `bm`/`am` in SAN.
+///
+/// # Errors
+///
+/// [`Error::InvalidFen`] or [`Error::IllegalMove`] naming the line.
+pub fn parse_suite(text: &str) -> Result<Vec<EpdRecord>, Error> {
+    let mut records = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.splitn(5, ' ').collect();
+        if fields.len() < 4 {
+            return Err(Error::InvalidFen(format!(
+                "line {}: not an EPD record",
+                i + 1
+            )));
+        }
+        let fen = format!("{} 0 1", fields[..4].join(" "));
+        let pos = Position::from_fen(&fen)
+            .map_err(|e| Error::InvalidFen(format!("line {}: {e}", i + 1)))?;
+        let chess: Chess = pos.chess().clone();
+        let mut record = EpdRecord {
+            line: i + 1,
+            id: format!("line {}", i + 1),
+            fen,
+            bm: Vec::new(),
+            am: Vec::new(),
+            dm: None,
+        };
+        for op in fields.get(4).unwrap_or(&"").split(';') {
+            let op = op.trim();
+            let (name, args) = op.split_once(' ').unwrap_or((op, ""));
+            let sans = |args: &str| -> Result<Vec<Move>, Error> {
+                args.split_whitespace()
+                    .map(|san| {
+                        san.parse::<shakmaty::san::San>()
+                            .ok()
+                            .and_then(|s| s.to_move(&chess).ok())
+                            .ok_or_else(|| Error::IllegalMove(format!("line {}: '{san}'", i + 1)))
+                    })
+                    .collect()
+            };
+            match name {
+                "bm" => record.bm = sans(args)?,
+                "am" => record.am = sans(args)?,
+                "dm" => record.dm = args.trim().parse().ok(),
+                "id" => record.id = args.trim().trim_matches('"').to_owned(),
+                _ => {}
+            }
+        }
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// A null-move setting to compare: `std2`, `verified3`, `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Mode {
+    /// Standard, verified or none.
+    pub null_move: NullModeKey,
+    /// The reduction R (0 for none).
+    pub r: i32,
+}
+
+/// [`NullMoveMode`] with an order, for tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NullModeKey {
+    /// No null move.
+    Off,
+    /// Standard null-move pruning.
+    Standard,
+    /// Verified null-move pruning.
+    Verified,
+}
+
+impl Mode {
+    /// Parses `std1`..`std4`, `standard3`, `verified1`..`verified4`, `ver3`, `vrfd3`, `off`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidCommand`] for anything else.
+    pub fn parse(text: &str) -> Result<Mode, Error> {
+        let t = text.trim().to_ascii_lowercase();
+        if t == "off" || t == "none" {
+            return Ok(Mode {
+                null_move: NullModeKey::Off,
+                r: 0,
+            });
+        }
+        let digits = t.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+        let prefix = &t[..t.len() - digits.len()];
+        let r: i32 = digits
+            .parse()
+            .ok()
+            .filter(|r| (1..=4).contains(r))
+            .ok_or_else(|| bad_mode(text))?;
+        let null_move = match prefix {
+            "std" | "standard" => NullModeKey::Standard,
+            "ver" | "vrfd" | "verified" => NullModeKey::Verified,
+            _ => return Err(bad_mode(text)),
+        };
+        Ok(Mode { null_move, r })
+    }
+
+    /// The engine's mode.
+    pub fn engine_mode(self) -> NullMoveMode {
+        match self.null_move {
+            NullModeKey::Off => NullMoveMode::Off,
+            NullModeKey::Standard => NullMoveMode::Standard,
+            NullModeKey::Verified => NullMoveMode::Verified,
+        }
+    }
+
+    /// The short name used in tables (`std2`, `verified3`, `off`).
+    pub fn name(self) -> String {
+        match self.null_move {
+            NullModeKey::Off => "off".to_owned(),
+            NullModeKey::Standard => format!("std{}", self.r),
+            NullModeKey::Verified => format!("verified{}", self.r),
+        }
+    }
+}
+
+fn bad_mode(text: &str) -> Error {
+    Error::InvalidCommand(format!(
+        "unknown null-move mode '{text}' (std1..std4, verified1..verified4, off)"
+    ))
+}
+
+/// What to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StudyConfig {
+    /// The EPD suite.
+    pub suite: PathBuf,
+    /// Fixed depths to report.
+    pub depths: Vec<u32>,
+    /// Null-move modes to compare.
+    pub modes: Vec<Mode>,
+    /// Drop positions where either side has only king and pawns.
+    pub skip_kp: bool,
+    /// Late move reductions on (lazuli's default) or off (as in the paper's engine).
+    pub lmr: bool,
+    /// Futility-type pruning on or off.
+    pub pruning: bool,
+    /// Hash MB per engine.
+    pub hash_mb: usize,
+    /// Positions searched at once (each with one thread).
+    pub jobs: usize,
+    /// Only the first N positions (after filtering).
+    pub limit: Option<usize>,
+    /// Per-position rows as CSV.
+    pub csv: Option<PathBuf>,
+    /// Per-position rows as JSON.
+    pub json: Option<PathBuf>,
+    /// The summary tables as Markdown.
+    pub markdown: Option<PathBuf>,
+}
+
+impl StudyConfig {
+    /// Parses the arguments after `study nullmove`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidCommand`] with the usage.
+    pub fn parse(args: &[&str]) -> Result<StudyConfig, Error> {
+        let usage = || {
+            Error::InvalidCommand(
+                "usage: study nullmove --suite FILE [--depths 8,9,10] [--modes std2,std3,verified3] \
+                 [--skip-kp] [--lmr on|off] [--pruning on|off] [--hash MB] [--jobs N] [--limit N] \
+                 [--csv FILE] [--json FILE] [--markdown FILE]"
+                    .into(),
+            )
+        };
+        let mut c = StudyConfig {
+            suite: PathBuf::new(),
+            depths: vec![8, 9, 10],
+            modes: ["std2", "std3", "verified3"]
+                .iter()
+                .map(|m| Mode::parse(m).expect("valid"))
+                .collect(),
+            skip_kp: false,
+            lmr: true,
+            pruning: true,
+            hash_mb: 64,
+            jobs: 1,
+            limit: None,
+            csv: None,
+            json: None,
+            markdown: None,
+        };
+        let on_off = |v: Option<&&str>| match v.copied() {
+            Some("on") => Ok(true),
+            Some("off") => Ok(false),
+            _ => Err(usage()),
+        };
+        let num = |v: Option<&&str>| {
+            v.and_then(|s| s.parse::<usize>().ok())
+                .filter(|&n| n >= 1)
+                .ok_or_else(usage)
+        };
+        let mut i = 0;
+        while i < args.len() {
+            let value = args.get(i + 1);
+            let mut step = 2;
+            match args[i] {
+                "--suite" => c.suite = value.ok_or_else(usage)?.into(),
+                "--depths" => {
+                    let depths: Option<Vec<u32>> = value
+                        .ok_or_else(usage)?
+                        .split(',')
+                        .map(|d| d.parse().ok().filter(|d| (1..=64).contains(d)))
+                        .collect();
+                    c.depths = depths.filter(|d| !d.is_empty()).ok_or_else(usage)?;
+                    c.depths.sort_unstable();
+                    c.depths.dedup();
+                }
+                "--modes" => {
+                    c.modes = value
+                        .ok_or_else(usage)?
+                        .split(',')
+                        .map(Mode::parse)
+                        .collect::<Result<_, _>>()?
+                }
+                "--skip-kp" => {
+                    c.skip_kp = true;
+                    step = 1;
+                }
+                "--lmr" => c.lmr = on_off(value)?,
+                "--pruning" => c.pruning = on_off(value)?,
+                "--hash" => c.hash_mb = num(value)?,
+                "--jobs" => c.jobs = num(value)?.min(256),
+                "--limit" => c.limit = Some(num(value)?),
+                "--csv" => c.csv = Some(value.ok_or_else(usage)?.into()),
+                "--json" => c.json = Some(value.ok_or_else(usage)?.into()),
+                "--markdown" => c.markdown = Some(value.ok_or_else(usage)?.into()),
+                _ => return Err(usage()),
+            }
+            i += step;
+        }
+        if c.suite.as_os_str().is_empty() || c.modes.is_empty() {
+            return Err(usage());
+        }
+        Ok(c)
+    }
+}
+
+/// One position searched with one mode, reported at one depth.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Row {
+    /// Index of the position among those studied.
+    pub position: usize,
+    /// Its EPD id.
+    pub id: String,
+    /// The null-move mode.
+    pub mode: String,
+    /// The depth.
+    pub depth: u32,
+    /// Nodes of a search to this depth.
+    pub nodes: u64,
+    /// Milliseconds of a search to this depth.
+    pub time_ms: u64,
+    /// Best move (UCI).
+    pub best: String,
+    /// Score as UCI reports it (`cp 31`, `mate 4`).
+    pub score: String,
+    /// Whether the position counts as solved (empty when the record asks nothing).
+    pub solved: Option<bool>,
+}
+
+/// The result of a study.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StudyReport {
+    /// One row per position, mode and depth, sorted.
+    pub rows: Vec<Row>,
+    /// The modes, in the configured order.
+    pub modes: Vec<Mode>,
+    /// The depths.
+    pub depths: Vec<u32>,
+    /// Positions in the suite.
+    pub suite_positions: usize,
+    /// Positions dropped by the king-and-pawns filter.
+    pub skipped_kp: usize,
+    /// Positions studied (all modes done).
+    pub studied: usize,
+    /// True when stopped before the end (Ctrl-C).
+    pub interrupted: bool,
+}
+
+#[derive(Clone, Default)]
+struct Recorder(Arc<Mutex<Vec<SearchInfo>>>);
+
+impl SearchHandler for Recorder {
+    fn on_info(&mut self, info: &SearchInfo) {
+        if info.multipv == 1 {
+            self.0.lock().expect("not poisoned").push(info.clone());
+        }
+    }
+    fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
+}
+
+/// Stops a running study from another thread (the Ctrl-C handler).
+#[derive(Clone, Default)]
+pub struct StudyStop {
+    stopped: Arc<AtomicBool>,
+    controls: Arc<Mutex<Vec<SearchControl>>>,
+}
+
+impl StudyStop {
+    /// Stops every running search; the study writes what it has and returns.
+    pub fn stop(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        for c in self.controls.lock().expect("not poisoned").iter() {
+            c.stop();
+        }
+    }
+
+    fn is_stopped(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
+    }
+}
+
+/// Searches one record with every mode; `None` if stopped meanwhile.
+fn study_position(
+    engine: &mut Engine,
+    config: &StudyConfig,
+    index: usize,
+    record: &EpdRecord,
+    stop: &StudyStop,
+) -> Result<Option<Vec<Row>>, Error> {
+    let max_depth = *config.depths.last().expect("at least one depth");
+    let mut rows = Vec::new();
+    for &mode in &config.modes {
+        if stop.is_stopped() {
+            return Ok(None);
+        }
+        let name = mode.name();
+        engine.set_option(
+            "NullMove",
+            &format!("{:?}", mode.engine_mode()).to_ascii_lowercase(),
+        )?;
+        if mode.r > 0 {
+            engine.set_option("NullMoveR", &mode.r.to_string())?;
+        }
+        engine.new_game();
+        engine.set_position(Some(&record.fen), &[])?;
+        let recorder = Recorder::default();
+        engine.go(Limits::depth(max_depth), recorder.clone())?;
+        engine.wait();
+        if stop.is_stopped() {
+            return Ok(None);
+        }
+        let infos = recorder.0.lock().expect("not poisoned");
+        for &depth in &config.depths {
+            let Some(info) = infos.iter().rev().find(|i| i.depth == depth) else {
+                continue;
+            };
+            let best = info.pv.first().copied();
+            rows.push(Row {
+                position: index,
+                id: record.id.clone(),
+                mode: name.clone(),
+                depth,
+                nodes: info.nodes,
+                time_ms: info.time_ms,
+                best: best.map_or_else(|| "(none)".to_owned(), |m| engine.uci_move(m)),
+                score: info.score.to_string(),
+                solved: record.solved(best, info.score.kind()),
+            });
+        }
+    }
+    Ok(Some(rows))
+}
+
+/// Runs the study. `progress` is told each finished position. `stop` ends it early.
+///
+/// # Errors
+///
+/// Reading or parsing the suite, engine creation.
+pub fn run(
+    config: &StudyConfig,
+    progress: impl Fn() + Sync,
+    stop: &StudyStop,
+) -> Result<StudyReport, Error> {
+    let text = std::fs::read_to_string(&config.suite).map_err(|e| {
+        Error::InvalidCommand(format!("cannot read {}: {e}", config.suite.display()))
+    })?;
+    let all = parse_suite(&text)?;
+    let suite_positions = all.len();
+    let has_moves = |r: &EpdRecord| {
+        let pos = Position::from_fen(&r.fen).expect("parsed");
+        !pos.legal_moves().is_empty()
+    };
+    let mut records: Vec<EpdRecord> = all.into_iter().filter(has_moves).collect();
+    let before = records.len();
+    if config.skip_kp {
+        records.retain(|r| !r.is_king_and_pawns());
+    }
+    let skipped_kp = before - records.len();
+    if let Some(limit) = config.limit {
+        records.truncate(limit);
+    }
+
+    let next = AtomicUsize::new(0);
+    let results: Mutex<BTreeMap<usize, Vec<Row>>> = Mutex::new(BTreeMap::new());
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..config.jobs.min(records.len().max(1)) {
+            s.spawn(|| {
+                let work = || -> Result<(), Error> {
+                    let mut engine = Engine::new()?;
+                    engine.set_option("Threads", "1")?;
+                    engine.set_option("Hash", &config.hash_mb.to_string())?;
+                    engine.set_option("LMR", if config.lmr { "true" } else { "false" })?;
+                    engine.set_option("Pruning", if config.pruning { "true" } else { "false" })?;
+                    stop.controls
+                        .lock()
+                        .expect("not poisoned")
+                        .push(engine.control());
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= records.len() || stop.is_stopped() {
+                            return Ok(());
+                        }
+                        match study_position(&mut engine, config, i, &records[i], stop)? {
+                            Some(rows) => {
+                                results.lock().expect("not poisoned").insert(i, rows);
+                                progress();
+                            }
+                            None => return Ok(()),
+                        }
+                    }
+                };
+                if let Err(e) = work() {
+                    first_error.lock().expect("not poisoned").get_or_insert(e);
+                    stop.stop();
+                }
+            });
+        }
+    });
+    if let Some(e) = first_error.into_inner().expect("not poisoned") {
+        return Err(e);
+    }
+    let results = results.into_inner().expect("not poisoned");
+    let studied = results.len();
+    let mut rows: Vec<Row> = results.into_values().flatten().collect();
+    rows.sort_by_key(|r| {
+        let m = config
+            .modes
+            .iter()
+            .position(|m| m.name() == r.mode)
+            .unwrap_or(0);
+        (r.position, m, r.depth)
+    });
+    Ok(StudyReport {
+        rows,
+        modes: config.modes.clone(),
+        depths: config.depths.clone(),
+        suite_positions,
+        skipped_kp,
+        studied,
+        interrupted: stop.is_stopped(),
+    })
+}
+
+impl StudyReport {
+    /// Total nodes of `mode` at `depth` over every studied position.
+    pub fn total_nodes(&self, mode: Mode, depth: u32) -> u64 {
+        let name = mode.name();
+        self.rows
+            .iter()
+            .filter(|r| r.mode == name && r.depth == depth)
+            .map(|r| r.nodes)
+            .sum()
+    }
+
+    /// Positions solved by `mode` at `depth`, and how many could be.
+    pub fn solved(&self, mode: Mode, depth: u32) -> (usize, usize) {
+        let name = mode.name();
+        let rows = self
+            .rows
+            .iter()
+            .filter(|r| r.mode == name && r.depth == depth && r.solved.is_some());
+        rows.fold((0, 0), |(s, n), r| {
+            (s + usize::from(r.solved == Some(true)), n + 1)
+        })
+    }
+
+    fn reference(&self) -> Option<Mode> {
+        let verified3 = Mode {
+            null_move: NullModeKey::Verified,
+            r: 3,
+        };
+        self.modes.contains(&verified3).then_some(verified3)
+    }
+
+    /// The summary tables in Markdown.
+    pub fn markdown(&self) -> String {
+        let mut s = format!(
+            "{} positions in the suite, {} left out as king and pawns only, {} studied{}.\n\n",
+            self.suite_positions,
+            self.skipped_kp,
+            self.studied,
+            if self.interrupted {
+                " (interrupted)"
+            } else {
+                ""
+            }
+        );
+        let header = |s: &mut String, first: &str| {
+            s.push_str(&format!("| {first} |"));
+            for m in &self.modes {
+                s.push_str(&format!(" {} |", m.name()));
+            }
+            s.push_str("\n|---|");
+            for _ in &self.modes {
+                s.push_str("---:|");
+            }
+            s.push('\n');
+        };
+        s.push_str("Total nodes");
+        if let Some(r) = self.reference() {
+            s.push_str(&format!(" (percentage against {})", r.name()));
+        }
+        s.push_str(":\n\n");
+        header(&mut s, "depth");
+        for &d in &self.depths {
+            s.push_str(&format!("| {d} |"));
+            let reference = self.reference().map(|r| self.total_nodes(r, d));
+            for &m in &self.modes {
+                let n = self.total_nodes(m, d);
+                let pct = match reference {
+                    Some(base) if base > 0 && Some(m) != self.reference() => {
+                        format!(" ({:+.1}%)", (n as f64 / base as f64 - 1.0) * 100.0)
+                    }
+                    _ => String::new(),
+                };
+                s.push_str(&format!(" {}{pct} |", thousands(n)));
+            }
+            s.push('\n');
+        }
+        if self.rows.iter().any(|r| r.solved.is_some()) {
+            s.push_str("\nSolved positions:\n\n");
+            header(&mut s, "depth");
+            for &d in &self.depths {
+                s.push_str(&format!("| {d} |"));
+                for &m in &self.modes {
+                    let (solved, of) = self.solved(m, d);
+                    s.push_str(&format!(" {solved} / {of} |"));
+                }
+                s.push('\n');
+            }
+        }
+        s
+    }
+
+    /// The rows as CSV.
+    pub fn csv(&self) -> String {
+        let mut s = String::from("position,id,mode,depth,nodes,time_ms,best,score,solved\n");
+        for r in &self.rows {
+            let solved = r.solved.map_or(String::new(), |b| b.to_string());
+            s.push_str(&format!(
+                "{},\"{}\",{},{},{},{},{},{},{}\n",
+                r.position,
+                r.id.replace('"', "'"),
+                r.mode,
+                r.depth,
+                r.nodes,
+                r.time_ms,
+                r.best,
+                r.score,
+                solved
+            ));
+        }
+        s
+    }
+}
+
+/// 1,234,567.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `lazuli study nullmove ...`: progress on stderr, tables on stdout, files as asked. Ctrl-C
+/// stops the running searches and still writes the rows done.
+///
+/// # Errors
+///
+/// Argument, suite and file errors.
+pub fn run_cli(args: &[&str]) -> Result<(), Error> {
+    let Some((&"nullmove", rest)) = args.split_first() else {
+        return Err(Error::InvalidCommand(
+            "usage: study nullmove --suite FILE ... (see the README)".into(),
+        ));
+    };
+    let config = StudyConfig::parse(rest)?;
+    let stop = StudyStop::default();
+    let handler_stop = stop.clone();
+    let _ = ctrlc::set_handler(move || handler_stop.stop());
+    let text = std::fs::read_to_string(&config.suite).map_err(|e| {
+        Error::InvalidCommand(format!("cannot read {}: {e}", config.suite.display()))
+    })?;
+    let total = parse_suite(&text)?
+        .len()
+        .min(config.limit.unwrap_or(usize::MAX));
+    let bar = indicatif::ProgressBar::new(total as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} positions, {elapsed} elapsed, about {eta} left",
+        )
+        .expect("a valid template"),
+    );
+    let report = run(&config, || bar.inc(1), &stop)?;
+    bar.finish_and_clear();
+    if report.interrupted {
+        eprintln!("interrupted: writing the {} positions done", report.studied);
+    }
+    let markdown = report.markdown();
+    print!("{markdown}");
+    let write = |path: &PathBuf, text: String| {
+        std::fs::write(path, text)
+            .map_err(|e| Error::InvalidCommand(format!("cannot write {}: {e}", path.display())))
+    };
+    if let Some(p) = &config.csv {
+        write(p, report.csv())?;
+    }
+    if let Some(p) = &config.json {
+        write(
+            p,
+            serde_json::to_string_pretty(&report.rows).expect("plain data"),
+        )?;
+    }
+    if let Some(p) = &config.markdown {
+        write(p, markdown)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse() {
+        assert_eq!(Mode::parse("std2").unwrap().name(), "std2");
+        assert_eq!(Mode::parse("Verified3").unwrap().name(), "verified3");
+        assert_eq!(Mode::parse("vrfd3").unwrap().name(), "verified3");
+        assert_eq!(Mode::parse("off").unwrap().name(), "off");
+        for bad in ["std0", "std5", "verified", "x3", ""] {
+            assert!(Mode::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn epd_records_and_solving() {
+        let suite = "r1b1k2r/pp3ppp/2n1pn2/q7/1bPP4/2N2N2/P2BQPPP/R3KB1R b KQkq - bm Bxc3 Qa3; am O-O; id \"t.1\";\n\
+                     8/8/8/4k3/8/8/4P3/4K3 w - - bm Kd2; id \"kp\";\n\
+                     2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - bm Qa5; dm 2; id \"m2\";\n";
+        let records = parse_suite(suite).unwrap();
+        assert_eq!(records.len(), 3);
+        let r = &records[0];
+        assert_eq!((r.id.as_str(), r.bm.len(), r.am.len()), ("t.1", 2, 1));
+        assert_eq!(r.solved(Some(r.bm[1]), ScoreKind::Cp(0)), Some(true));
+        assert_eq!(r.solved(Some(r.am[0]), ScoreKind::Cp(0)), Some(false));
+        assert!(!r.is_king_and_pawns());
+        assert!(records[1].is_king_and_pawns());
+        let m2 = &records[2];
+        assert_eq!(m2.dm, Some(2));
+        assert_eq!(m2.solved(None, ScoreKind::Mate(2)), Some(true));
+        assert_eq!(m2.solved(None, ScoreKind::Mate(3)), Some(false));
+        assert_eq!(m2.solved(None, ScoreKind::Cp(900)), Some(false));
+        assert!(parse_suite("8/8/8 w - - bm Kd2;").is_err());
+        assert!(parse_suite("4k3/8/8/8/8/8/4P3/4K3 w - - bm Ke8;").is_err());
+    }
+}

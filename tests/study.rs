@@ -1,0 +1,267 @@
+//! The null-move study's counting, and the scaling chart.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use lazuli::bench::{Machine, ScalingReport, ScalingRow};
+use lazuli::study::{Mode, StudyConfig, StudyStop, run};
+use lazuli::{Engine, Limits, SearchHandler, SearchInfo};
+use shakmaty::Move;
+
+/// A small suite: a mate in 1, a mate in 2 with `dm`, a zugzwang, a rook ending, and two
+/// positions where one side (the last) or both sides have only king and pawns.
+const SUITE: &str = "\
+r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - bm Qxf7#; id \"scholar\";
+2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - bm Qa5; dm 2; id \"mate2\";
+8/8/1p1r1k2/p1pPN1p1/P3KnP1/1P6/8/3R4 b - - bm Nxd5; id \"zz5\";
+8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - bm Rf1; id \"zz1\";
+7k/5K2/5P1p/3p4/6P1/3p4/8/8 w - - bm g5; id \"zz3-kp\";
+4k3/4p3/8/8/8/8/8/R3K3 w - - bm Ra8+; id \"rook-vs-kp\";
+";
+
+fn suite_file(name: &str) -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::File::create(&path)
+        .unwrap()
+        .write_all(SUITE.as_bytes())
+        .unwrap();
+    path
+}
+
+fn config(name: &str, args: &[&str]) -> StudyConfig {
+    let suite = suite_file(name);
+    let mut all = vec!["--suite", suite.to_str().unwrap()];
+    all.extend_from_slice(args);
+    StudyConfig::parse(&all).unwrap()
+}
+
+#[derive(Clone, Default)]
+struct Nodes(Arc<Mutex<u64>>);
+impl SearchHandler for Nodes {
+    fn on_info(&mut self, i: &SearchInfo) {
+        *self.0.lock().unwrap() = i.nodes;
+    }
+    fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
+}
+
+#[test]
+fn counts_add_up_and_match_separate_searches() {
+    let c = config(
+        "s1.epd",
+        &[
+            "--depths",
+            "4,6",
+            "--modes",
+            "std2,verified3",
+            "--jobs",
+            "2",
+        ],
+    );
+    let report = run(&c, || {}, &StudyStop::default()).unwrap();
+    assert_eq!(
+        (report.suite_positions, report.studied, report.skipped_kp),
+        (6, 6, 0)
+    );
+    assert_eq!(report.rows.len(), 6 * 2 * 2);
+    // Totals are the sums of the per-position rows.
+    let v3 = Mode::parse("verified3").unwrap();
+    let sum: u64 = report
+        .rows
+        .iter()
+        .filter(|r| r.mode == "verified3" && r.depth == 6)
+        .map(|r| r.nodes)
+        .sum();
+    assert_eq!(report.total_nodes(v3, 6), sum);
+    assert!(
+        report
+            .markdown()
+            .contains(&format!("{}", report.total_nodes(v3, 4) % 1000))
+    );
+    // A row at depth 4 read from the depth-6 search has the node count of a search to depth 4.
+    for row in report.rows.iter().filter(|r| r.depth == 4) {
+        let fen = SUITE
+            .lines()
+            .nth(row.position)
+            .unwrap()
+            .split_whitespace()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut e = Engine::new().unwrap();
+        let mode = Mode::parse(&row.mode).unwrap();
+        e.set_option("Hash", "64").unwrap();
+        e.set_option(
+            "NullMove",
+            &format!("{:?}", mode.engine_mode()).to_lowercase(),
+        )
+        .unwrap();
+        e.set_option("NullMoveR", &mode.r.to_string()).unwrap();
+        e.set_position(Some(&fen), &[]).unwrap();
+        let nodes = Nodes::default();
+        e.go(Limits::depth(4), nodes.clone()).unwrap();
+        e.wait();
+        assert_eq!(
+            *nodes.0.lock().unwrap(),
+            row.nodes,
+            "{} {}",
+            row.id,
+            row.mode
+        );
+    }
+    // The same rows (but for the timings) however many positions run at once.
+    let serial = run(
+        &config("s2.epd", &["--depths", "4,6", "--modes", "std2,verified3"]),
+        || {},
+        &StudyStop::default(),
+    )
+    .unwrap();
+    let untimed = |rows: &[lazuli::study::Row]| -> Vec<lazuli::study::Row> {
+        rows.iter()
+            .cloned()
+            .map(|mut r| {
+                r.time_ms = 0;
+                r
+            })
+            .collect()
+    };
+    assert_eq!(untimed(&serial.rows), untimed(&report.rows));
+}
+
+#[test]
+fn known_best_moves_and_mates_count_as_solved() {
+    let c = config("s3.epd", &["--depths", "6", "--modes", "verified3"]);
+    let report = run(&c, || {}, &StudyStop::default()).unwrap();
+    let solved = |id: &str| report.rows.iter().find(|r| r.id == id).unwrap().solved;
+    assert_eq!(solved("scholar"), Some(true));
+    assert_eq!(solved("mate2"), Some(true));
+    assert_eq!(
+        report.rows.iter().find(|r| r.id == "mate2").unwrap().score,
+        "mate 2"
+    );
+    // Rf1 needs far more than depth 6.
+    assert_eq!(solved("zz1"), Some(false));
+    let (n, of) = report.solved(Mode::parse("verified3").unwrap(), 6);
+    assert_eq!(of, 6);
+    assert_eq!(
+        n,
+        report
+            .rows
+            .iter()
+            .filter(|r| r.solved == Some(true))
+            .count()
+    );
+}
+
+#[test]
+fn the_king_and_pawns_filter_drops_exactly_those_positions() {
+    let c = config("s4.epd", &["--depths", "2", "--modes", "std3", "--skip-kp"]);
+    let report = run(&c, || {}, &StudyStop::default()).unwrap();
+    assert_eq!(report.skipped_kp, 2);
+    let ids: Vec<&str> = report.rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids, ["scholar", "mate2", "zz5", "zz1"]);
+}
+
+#[test]
+fn a_stopped_study_keeps_whole_positions_only() {
+    let c = config(
+        "s5.epd",
+        &["--depths", "9", "--modes", "std2,std3,verified3"],
+    );
+    let stop = StudyStop::default();
+    let stopper = stop.clone();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let report = run(
+        &c,
+        || {
+            if done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+                stopper.stop();
+            }
+        },
+        &stop,
+    )
+    .unwrap();
+    assert!(report.interrupted);
+    assert_eq!(report.studied, 2);
+    // Every studied position has all three modes; nothing of the interrupted one.
+    assert_eq!(report.rows.len(), 2 * 3);
+}
+
+#[test]
+fn bad_study_arguments_are_errors() {
+    for args in [
+        &["--depths", "8"][..],
+        &["--suite", "x.epd", "--modes", "std9"],
+        &["--suite", "x.epd", "--depths", "0"],
+        &["--suite", "x.epd", "--lmr", "maybe"],
+        &["--suite", "x.epd", "--frobnicate"],
+    ] {
+        assert!(StudyConfig::parse(args).is_err(), "{args:?}");
+    }
+    let missing = StudyConfig::parse(&["--suite", "/nonexistent/suite.epd"]).unwrap();
+    assert!(run(&missing, || {}, &StudyStop::default()).is_err());
+}
+
+#[test]
+fn the_scaling_chart_is_well_formed_svg_with_both_curves() {
+    let row = |threads: usize, nps: f64, ttd: f64| ScalingRow {
+        threads,
+        nodes: 1000,
+        nps: 1000,
+        nps_speedup: nps,
+        time_to_depth_ms: 100,
+        ttd_speedup: ttd,
+        best_move_agreement: 1.0,
+        stop_median_us: 50,
+        stop_max_us: 80,
+    };
+    let report = ScalingReport {
+        machine: Machine {
+            model: "Test CPU".into(),
+            logical_cores: 4,
+            physical_cores: 4,
+        },
+        depth: 11,
+        hash_mb: 16,
+        rounds: 1,
+        positions: 37,
+        rows: vec![row(1, 1.0, 1.0), row(2, 1.96, 1.5), row(4, 3.8, 2.4)],
+    };
+    let svg = report.svg().unwrap();
+    let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_owned())
+        .collect();
+    for wanted in [
+        "threads",
+        "speedup over 1 thread",
+        "nodes per second",
+        "time to depth",
+        "ideal (linear)",
+    ] {
+        assert!(
+            texts.iter().any(|t| t == wanted),
+            "missing label {wanted}: {texts:?}"
+        );
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("Test CPU") && t.contains("4 cores"))
+    );
+    // Three lines (ideal, NPS, time to depth) and a marker per measured point.
+    assert!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+            .count()
+            >= 3
+    );
+    assert!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("circle"))
+            .count()
+            >= 6
+    );
+}
