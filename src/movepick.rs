@@ -18,8 +18,10 @@
 //! evasion when in check.
 
 use arrayvec::ArrayVec;
-use shakmaty::attacks::{attacks, bishop_attacks, rook_attacks};
-use shakmaty::{Bitboard, Board, Chess, Color, Move, Piece, Position as _, Role, Square};
+use shakmaty::attacks::{self, attacks, bishop_attacks, king_attacks, rook_attacks};
+use shakmaty::{
+    Bitboard, Board, Chess, Color, Move, MoveList, Piece, Position as _, Rank, Role, Square,
+};
 
 /// Piece values for exchange evaluation and MVV-LVA, indexed by `Role as usize`.
 pub const SEE_VALUE: [i32; 7] = [0, 100, 300, 300, 500, 900, 20_000];
@@ -181,7 +183,12 @@ impl MovePicker {
         let quiescence = self.quiescence && !in_check;
         let side = chess.turn();
         let board = chess.board();
-        for m in chess.legal_moves() {
+        let moves = if quiescence {
+            tactical_moves(chess)
+        } else {
+            chess.legal_moves()
+        };
+        for m in moves {
             if Some(m) == self.tt_move {
                 continue;
             }
@@ -206,6 +213,98 @@ impl MovePicker {
             self.list.push(Scored { score, mv: m });
         }
     }
+}
+
+/// The legal captures and queen promotions of a position that is not in check, generated
+/// directly (shakmaty's `capture_moves` generates every legal move and filters): each piece's
+/// attacks on enemy pieces, pinned pieces kept on their pin line, king captures onto squares
+/// the enemy does not attack, pawn captures and pushes to the last rank as queen promotions,
+/// and en passant through shakmaty. Tested against filtering `legal_moves`.
+pub fn tactical_moves(chess: &Chess) -> MoveList {
+    let mut moves = MoveList::new();
+    let board = chess.board();
+    let us = chess.turn();
+    let ours = board.by_color(us);
+    let theirs = board.by_color(!us);
+    let occupied = board.occupied();
+    let Some(king) = board.king_of(us) else {
+        return moves;
+    };
+    debug_assert!(!chess.is_check(), "evasions come from legal_moves");
+
+    // Our pieces that alone stand between our king and an enemy slider.
+    let snipers = (rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()
+        | bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
+        & theirs;
+    let mut pinned = Bitboard::EMPTY;
+    for sniper in snipers {
+        let between = attacks::between(king, sniper) & occupied;
+        if !between.more_than_one() {
+            pinned |= between & ours;
+        }
+    }
+    let legal =
+        |from: Square, to: Square| !pinned.contains(from) || attacks::aligned(from, to, king);
+    let last_rank = Bitboard::from_rank(us.fold_wb(Rank::Eighth, Rank::First));
+
+    for from in ours & !board.kings() {
+        let role = board.role_at(from).expect("occupied");
+        if role == Role::Pawn {
+            for to in attacks::pawn_attacks(us, from) & theirs {
+                if legal(from, to) {
+                    let promotion = last_rank.contains(to).then_some(Role::Queen);
+                    moves.push(Move::Normal {
+                        role,
+                        from,
+                        capture: board.role_at(to),
+                        to,
+                        promotion,
+                    });
+                }
+            }
+            if let Some(to) = from.offset(us.fold_wb(8, -8))
+                && last_rank.contains(to)
+                && !occupied.contains(to)
+                && legal(from, to)
+            {
+                moves.push(Move::Normal {
+                    role,
+                    from,
+                    capture: None,
+                    to,
+                    promotion: Some(Role::Queen),
+                });
+            }
+        } else {
+            for to in attacks(from, Piece { color: us, role }, occupied) & theirs {
+                if legal(from, to) {
+                    moves.push(Move::Normal {
+                        role,
+                        from,
+                        capture: board.role_at(to),
+                        to,
+                        promotion: None,
+                    });
+                }
+            }
+        }
+    }
+    let without_king = occupied.without(king);
+    for to in king_attacks(king) & theirs {
+        if board.attacks_to(to, !us, without_king).is_empty() {
+            moves.push(Move::Normal {
+                role: Role::King,
+                from: king,
+                capture: board.role_at(to),
+                to,
+                promotion: None,
+            });
+        }
+    }
+    if chess.maybe_ep_square().is_some() {
+        moves.extend(chess.en_passant_moves());
+    }
+    moves
 }
 
 /// True when `m` gives check, from bitboards, without making the move: a direct check by
@@ -356,6 +455,51 @@ mod tests {
                 "{fen} {uci} {threshold}"
             );
         }
+    }
+
+    #[test]
+    fn tactical_moves_are_the_legal_captures_and_queen_promotions() {
+        // Under-promotions, also with capture, stay out of quiescence.
+        let mut checked = 0;
+        let roots = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "8/8/8/2k5/3pP3/8/8/1K4B1 b - e3 0 1",
+            "4k3/8/8/K2pP2r/8/8/8/8 w - d6 0 1",
+            "1n2k3/P6P/8/8/8/8/p6p/1N2K3 w - - 0 1",
+            "4k3/8/8/8/1b6/8/3P4/4K3 w - - 0 1",
+        ];
+        for fen in roots {
+            let mut stack = vec![Position::from_fen(fen).unwrap()];
+            for _ in 0..3 {
+                let mut next = Vec::new();
+                for p in &stack {
+                    if !p.in_check() {
+                        let mut want: Vec<Move> = p
+                            .legal_moves()
+                            .into_iter()
+                            .filter(|m| matches!(m.promotion(), None | Some(Role::Queen)))
+                            .filter(|m| m.is_capture() || m.promotion().is_some())
+                            .collect();
+                        let mut got: Vec<Move> = tactical_moves(p.chess()).into_iter().collect();
+                        let key = |m: &Move| format!("{m:?}");
+                        want.sort_by_key(key);
+                        got.sort_by_key(key);
+                        assert_eq!(got, want, "{}", p.fen());
+                        checked += 1;
+                    }
+                    for m in p.legal_moves() {
+                        let mut child = p.clone();
+                        child.push(m);
+                        next.push(child);
+                    }
+                }
+                stack = next;
+            }
+        }
+        assert!(checked > 4_000, "{checked}");
     }
 
     #[test]
