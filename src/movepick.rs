@@ -188,7 +188,7 @@ impl MovePicker {
         } else {
             chess.legal_moves()
         };
-        for m in moves {
+        for &m in &moves {
             if Some(m) == self.tt_move {
                 continue;
             }
