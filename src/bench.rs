@@ -353,11 +353,12 @@ pub struct ScalingRow {
     pub nodes: u64,
     /// Nodes per second.
     pub nps: u64,
-    /// NPS divided by the reference's NPS.
+    /// NPS divided by the reference's NPS in the same round (median over rounds).
     pub nps_speedup: f64,
     /// Total wall time to reach the bench depth on every position, in ms.
     pub time_to_depth_ms: u64,
-    /// The reference's time to depth divided by this one (above 1: reaches the depth sooner).
+    /// The reference's time to depth divided by this one in the same round (median over
+    /// rounds; above 1: reaches the depth sooner).
     pub ttd_speedup: f64,
     /// Share of positions whose best move equals the reference's in the same round.
     pub best_move_agreement: f64,
@@ -459,34 +460,41 @@ pub fn scaling(config: &ScalingConfig, mut progress: impl FnMut()) -> Result<Sca
             times[i].push(report.time);
         }
     }
+    // Speedups are medians of per-round ratios: within a round the thread counts run back to
+    // back, so slow drift of a shared machine cancels out of each ratio.
+    let round_nps: Vec<Vec<u64>> = (0..n)
+        .map(|i| {
+            nodes[i]
+                .iter()
+                .zip(&times[i])
+                .map(|(&n, &t)| nps(n, t))
+                .collect()
+        })
+        .collect();
+    let ratio = |num: &[u64], den: &[u64]| -> f64 {
+        let mut r: Vec<f64> = num
+            .iter()
+            .zip(den)
+            .map(|(&a, &b)| a as f64 / b.max(1) as f64)
+            .collect();
+        r.sort_by(f64::total_cmp);
+        r[r.len() / 2]
+    };
+    let millis = |i: usize| -> Vec<u64> { times[i].iter().map(|t| t.as_millis() as u64).collect() };
     let mut rows = Vec::with_capacity(n);
     for (i, &threads) in config.threads.iter().enumerate() {
         let stops = stop_latencies(threads, config.hash_mb, config.stop_trials)?;
-        let (node_count, time) = (median(nodes[i].clone()), median(times[i].clone()));
-        let nps_values: Vec<u64> = nodes[i]
-            .iter()
-            .zip(&times[i])
-            .map(|(&n, &t)| nps(n, t))
-            .collect();
         rows.push(ScalingRow {
             threads,
-            nodes: node_count,
-            nps: median(nps_values),
-            nps_speedup: 0.0,
-            time_to_depth_ms: time.as_millis() as u64,
-            ttd_speedup: 0.0,
+            nodes: median(nodes[i].clone()),
+            nps: median(round_nps[i].clone()),
+            nps_speedup: ratio(&round_nps[i], &round_nps[0]),
+            time_to_depth_ms: median(millis(i)),
+            ttd_speedup: ratio(&millis(0), &millis(i)),
             best_move_agreement: agree[i] as f64 / (config.rounds * POSITIONS.len()) as f64,
             stop_median_us: median(stops.clone()),
             stop_max_us: stops.iter().copied().max().unwrap_or(0),
         });
-    }
-    let (base_nps, base_time) = (
-        rows[0].nps.max(1) as f64,
-        rows[0].time_to_depth_ms.max(1) as f64,
-    );
-    for row in &mut rows {
-        row.nps_speedup = row.nps as f64 / base_nps;
-        row.ttd_speedup = base_time / row.time_to_depth_ms.max(1) as f64;
     }
     Ok(ScalingReport {
         machine: Machine::current(),
@@ -502,7 +510,8 @@ impl ScalingReport {
     /// The aligned table printed by `bench scaling`.
     pub fn table(&self) -> String {
         let mut s = format!(
-            "{} ({} logical / {} physical cores), bench depth {}, hash {} MB, median of {} rounds of {} positions\n\n",
+            "{} ({} logical / {} physical cores), bench depth {}, hash {} MB, {} rounds of {} positions\n\
+             (medians over rounds; speedups are medians of the per-round ratios to the first row)\n\n",
             self.machine.model,
             self.machine.logical_cores,
             self.machine.physical_cores,

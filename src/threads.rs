@@ -64,8 +64,11 @@ struct Control {
 
 /// State shared by the facade and every search thread. See the module's concurrency contract.
 pub(crate) struct SharedState {
-    pub stop: AtomicBool,
+    /// Read at every node by every thread: on a cache line of its own.
+    pub stop: CachePadded<AtomicBool>,
     ponder: AtomicBool,
+    /// Set with `ponderhit`, so that the main thread's clock checks need not lock it before.
+    ponderhit_seen: AtomicBool,
     ponderhit: Mutex<Option<Instant>>,
     pub nodes: Vec<CachePadded<AtomicU64>>,
     pub results: Vec<Mutex<ThreadResult>>,
@@ -77,8 +80,9 @@ pub(crate) struct SharedState {
 impl SharedState {
     fn new(threads: usize) -> SharedState {
         SharedState {
-            stop: AtomicBool::new(false),
+            stop: CachePadded::new(AtomicBool::new(false)),
             ponder: AtomicBool::new(false),
+            ponderhit_seen: AtomicBool::new(false),
             ponderhit: Mutex::new(None),
             nodes: (0..threads)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
@@ -102,6 +106,9 @@ impl SharedState {
 
     /// Time counted against the limits: since `go`, or since `ponderhit` after one.
     pub fn elapsed_for_limits(&self, job: &Job) -> Duration {
+        if !self.ponderhit_seen.load(Relaxed) {
+            return job.start.elapsed();
+        }
         self.ponderhit.lock().unwrap_or(job.start).elapsed()
     }
 
@@ -148,6 +155,7 @@ impl SearchControl {
     /// Switches a pondering search to its time limits, counted from now.
     pub fn ponderhit(&self) {
         *self.shared.ponderhit.lock() = Some(Instant::now());
+        self.shared.ponderhit_seen.store(true, Relaxed);
         self.shared.ponder.store(false, Relaxed);
     }
 
@@ -239,6 +247,7 @@ impl ThreadPool {
         shared.stop.store(false, Relaxed);
         shared.ponder.store(job.limits.ponder, Relaxed);
         *shared.ponderhit.lock() = None;
+        shared.ponderhit_seen.store(false, Relaxed);
         *shared.panic.lock() = None;
         for (n, r) in shared.nodes.iter().zip(&shared.results) {
             n.store(0, Relaxed);
