@@ -137,7 +137,7 @@ const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
         "zugzwang.001",
         "8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1",
         16,
-        "e1e5",
+        "e1e4",
         "e1f1",
     ),
     (
