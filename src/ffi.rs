@@ -399,6 +399,23 @@ unsafe fn engine_ref<'a>(engine: *const LazuliEngine) -> Option<&'a LazuliEngine
     unsafe { engine.as_ref() }
 }
 
+/// Runs `body` on the engine behind `engine` inside the panic boundary, recording a failure's
+/// message on that engine; a NULL `engine` gives `LAZULI_RESULT_NULL_ARGUMENT`.
+///
+/// # Safety
+///
+/// `engine` is NULL or a pointer returned by `lazuli_engine_new` and not yet freed.
+unsafe fn with_engine(
+    engine: *const LazuliEngine,
+    body: impl FnOnce(&LazuliEngine) -> Result<(), Failure>,
+) -> LazuliResult {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let Some(handle) = (unsafe { engine_ref(engine) }) else {
+        return LazuliResult::NullArgument;
+    };
+    boundary(Some(handle), || body(handle))
+}
+
 /// A C string argument as `&str`.
 ///
 /// # Safety
@@ -514,11 +531,7 @@ pub unsafe extern "C" fn lazuli_engine_set_option(
     name: *const c_char,
     value: *const c_char,
 ) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
-        return LazuliResult::NullArgument;
-    };
-    boundary(Some(handle), || {
+    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
         // SAFETY: forwarded caller guarantee on `name` and `value`.
         let name = unsafe { str_arg(name, "name") }?.ok_or(Failure::Null("name"))?;
         // SAFETY: as above.
@@ -527,7 +540,9 @@ pub unsafe extern "C" fn lazuli_engine_set_option(
         let result = engine.set_option(name, value);
         *handle.control.lock() = engine.control();
         Ok(result?)
-    })
+    };
+    // SAFETY: forwarded caller guarantee on `engine`.
+    unsafe { with_engine(engine, body) }
 }
 
 /// Starts a new game: clears the hash table and the move-ordering history (after the
@@ -538,14 +553,12 @@ pub unsafe extern "C" fn lazuli_engine_set_option(
 /// `engine` is NULL or a live engine.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lazuli_engine_new_game(engine: *mut LazuliEngine) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
-        return LazuliResult::NullArgument;
-    };
-    boundary(Some(handle), || {
+    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
         handle.engine.lock().new_game();
         Ok(())
-    })
+    };
+    // SAFETY: forwarded caller guarantee on `engine`.
+    unsafe { with_engine(engine, body) }
 }
 
 /// Sets the position: `fen` (NULL for the start position) and then `moves`, NULL or
@@ -561,18 +574,16 @@ pub unsafe extern "C" fn lazuli_engine_set_position(
     fen: *const c_char,
     moves: *const c_char,
 ) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
-        return LazuliResult::NullArgument;
-    };
-    boundary(Some(handle), || {
+    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
         // SAFETY: forwarded caller guarantee on `fen` and `moves`.
         let fen = unsafe { str_arg(fen, "fen") }?;
         // SAFETY: as above.
         let moves = unsafe { str_arg(moves, "moves") }?.unwrap_or("");
         let moves: Vec<&str> = moves.split_whitespace().collect();
         Ok(handle.engine.lock().set_position(fen, &moves)?)
-    })
+    };
+    // SAFETY: forwarded caller guarantee on `engine`.
+    unsafe { with_engine(engine, body) }
 }
 
 /// Calls the C callbacks for one search.
@@ -663,11 +674,7 @@ pub unsafe extern "C" fn lazuli_engine_go(
     bestmove_callback: LazuliBestmoveCallback,
     userdata: *mut c_void,
 ) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
-        return LazuliResult::NullArgument;
-    };
-    boundary(Some(handle), || {
+    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
         // SAFETY: the caller guarantees `limits` is NULL or a valid lazuli_limits.
         let c = unsafe { limits.as_ref() }.copied().unwrap_or_default();
         let ms = |v: u64| (v > 0).then(|| std::time::Duration::from_millis(v));
@@ -695,7 +702,9 @@ pub unsafe extern "C" fn lazuli_engine_go(
         engine.go(limits, handler)?;
         *handle.control.lock() = engine.control();
         Ok(())
-    })
+    };
+    // SAFETY: forwarded caller guarantee on `engine`.
+    unsafe { with_engine(engine, body) }
 }
 
 /// Tells a running search to stop and returns at once; harmless when none runs. May be
@@ -706,14 +715,12 @@ pub unsafe extern "C" fn lazuli_engine_go(
 /// `engine` is NULL or a live engine.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lazuli_engine_stop(engine: *mut LazuliEngine) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
-        return LazuliResult::NullArgument;
-    };
-    boundary(Some(handle), || {
+    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
         handle.control.lock().stop();
         Ok(())
-    })
+    };
+    // SAFETY: forwarded caller guarantee on `engine`.
+    unsafe { with_engine(engine, body) }
 }
 
 /// Blocks until the search has ended and its best-move callback has returned, then copies the
@@ -731,11 +738,7 @@ pub unsafe extern "C" fn lazuli_engine_wait(
     bestmove: *mut c_char,
     len: usize,
 ) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
-        return LazuliResult::NullArgument;
-    };
-    boundary(Some(handle), || {
+    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
         let control = handle.control.lock().clone();
         let result = control.wait();
         let mut engine = handle.engine.lock();
@@ -757,7 +760,9 @@ pub unsafe extern "C" fn lazuli_engine_wait(
         } else {
             Err(Failure::Buffer)
         }
-    })
+    };
+    // SAFETY: forwarded caller guarantee on `engine`.
+    unsafe { with_engine(engine, body) }
 }
 
 /// The opponent played the expected move during a ponder search: the search continues under
@@ -768,14 +773,12 @@ pub unsafe extern "C" fn lazuli_engine_wait(
 /// `engine` is NULL or a live engine.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lazuli_engine_ponderhit(engine: *mut LazuliEngine) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
-        return LazuliResult::NullArgument;
-    };
-    boundary(Some(handle), || {
+    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
         handle.control.lock().ponderhit();
         Ok(())
-    })
+    };
+    // SAFETY: forwarded caller guarantee on `engine`.
+    unsafe { with_engine(engine, body) }
 }
 
 /// True while a search runs (or reports its best move). False for NULL. Any thread.
@@ -808,11 +811,7 @@ pub unsafe extern "C" fn lazuli_engine_perft(
     depth: u32,
     out: *mut u64,
 ) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
-        return LazuliResult::NullArgument;
-    };
-    boundary(Some(handle), || {
+    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
         if out.is_null() {
             return Err(Failure::Null("out"));
         }
@@ -820,7 +819,9 @@ pub unsafe extern "C" fn lazuli_engine_perft(
         // SAFETY: non-NULL and writable by the caller's guarantee.
         unsafe { *out = nodes };
         Ok(())
-    })
+    };
+    // SAFETY: forwarded caller guarantee on `engine`.
+    unsafe { with_engine(engine, body) }
 }
 
 /// The static evaluation of the current position in centipawns from the side to move.
@@ -833,11 +834,7 @@ pub unsafe extern "C" fn lazuli_engine_evaluate(
     engine: *mut LazuliEngine,
     out_cp: *mut i32,
 ) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
-        return LazuliResult::NullArgument;
-    };
-    boundary(Some(handle), || {
+    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
         if out_cp.is_null() {
             return Err(Failure::Null("out_cp"));
         }
@@ -845,7 +842,9 @@ pub unsafe extern "C" fn lazuli_engine_evaluate(
         // SAFETY: non-NULL and writable by the caller's guarantee.
         unsafe { *out_cp = cp };
         Ok(())
-    })
+    };
+    // SAFETY: forwarded caller guarantee on `engine`.
+    unsafe { with_engine(engine, body) }
 }
 
 /// Copies the FEN of the current position into `buf` (NUL-terminated, truncated to `len`)

@@ -84,27 +84,29 @@ fn mates(wanted: &[u32]) -> Vec<(String, u32, Vec<String>, String)> {
 /// hundreds of millions of nodes; Stockfish 15.1 also reports longer mates up to depth 53.
 const HARD_MATES: &[&str] = &["matetrack.0033"];
 
+/// Searches with `go mate N` and checks the exact mate distance and a best move of the record.
+fn assert_mate_found(e: &mut Engine, (fen, dm, bm, id): &(String, u32, Vec<String>, String)) {
+    e.new_game();
+    let limits = Limits {
+        mate: Some(*dm),
+        ..Limits::default()
+    };
+    let (result, best) = search(e, fen, limits);
+    assert_eq!(
+        result.score.kind(),
+        ScoreKind::Mate(*dm as i32),
+        "{id} {fen}"
+    );
+    assert!(bm.contains(&best), "{id} {fen}: {best} not in {bm:?}");
+}
+
 #[test]
 fn mates_in_two_and_three_are_found_with_the_exact_distance() {
     let cases = mates(&[2, 3]);
     assert_eq!(cases.len(), 20);
     let mut e = engine(&[]);
-    for (fen, dm, bm, id) in cases.iter().filter(|c| !HARD_MATES.contains(&c.3.as_str())) {
-        e.new_game();
-        let (result, best) = search(
-            &mut e,
-            fen,
-            Limits {
-                mate: Some(*dm),
-                ..Limits::default()
-            },
-        );
-        assert_eq!(
-            result.score.kind(),
-            ScoreKind::Mate(*dm as i32),
-            "{id} {fen}"
-        );
-        assert!(bm.contains(&best), "{id} {fen}: {best} not in {bm:?}");
+    for case in cases.iter().filter(|c| !HARD_MATES.contains(&c.3.as_str())) {
+        assert_mate_found(&mut e, case);
     }
 }
 
@@ -112,20 +114,14 @@ fn mates_in_two_and_three_are_found_with_the_exact_distance() {
 #[ignore = "minutes: a deep quiet key move"]
 fn hard_mate_in_three() {
     let mut e = engine(&[]);
-    for (fen, dm, bm, id) in mates(&[3])
+    let cases = mates(&[3]);
+    let hard: Vec<_> = cases
         .iter()
         .filter(|c| HARD_MATES.contains(&c.3.as_str()))
-    {
-        let (result, best) = search(
-            &mut e,
-            fen,
-            Limits {
-                mate: Some(*dm),
-                ..Limits::default()
-            },
-        );
-        assert_eq!(result.score.kind(), ScoreKind::Mate(*dm as i32), "{id}");
-        assert!(bm.contains(&best), "{id}");
+        .collect();
+    assert_eq!(hard.len(), HARD_MATES.len());
+    for case in hard {
+        assert_mate_found(&mut e, case);
     }
 }
 
