@@ -101,7 +101,7 @@ pub fn parse_suite(text: &str) -> Result<Vec<EpdRecord>, Error> {
             am: Vec::new(),
             dm: None,
         };
-        for op in fields.get(4).unwrap_or(&"").split(';') {
+        for op in epd_operations(fields.get(4).unwrap_or(&"")) {
             let op = op.trim();
             let (name, args) = op.split_once(' ').unwrap_or((op, ""));
             let sans = |args: &str| -> Result<Vec<Move>, Error> {
@@ -125,6 +125,26 @@ pub fn parse_suite(text: &str) -> Result<Vec<EpdRecord>, Error> {
         records.push(record);
     }
     Ok(records)
+}
+
+/// The operations of an EPD record: split at `;` outside double-quoted strings (a comment such
+/// as `c1 "did not confirm; bm from the PV"` is one operation).
+fn epd_operations(text: &str) -> Vec<&str> {
+    let mut ops = Vec::new();
+    let mut start = 0;
+    let mut quoted = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ';' if !quoted => {
+                ops.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    ops.push(&text[start..]);
+    ops
 }
 
 /// A null-move setting to compare: `std2`, `verified3`, `off`.
@@ -750,6 +770,12 @@ mod tests {
         assert_eq!(m2.solved(None, ScoreKind::Mate(2)), Some(true));
         assert_eq!(m2.solved(None, ScoreKind::Mate(3)), Some(false));
         assert_eq!(m2.solved(None, ScoreKind::Cp(900)), Some(false));
+        // A `;` inside a quoted comment does not start an operation.
+        let commented = parse_suite(
+            "2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - bm Qa5; dm 2; c1 \"unconfirmed; bm from the PV\"; id \"c\";",
+        )
+        .unwrap();
+        assert_eq!((commented[0].id.as_str(), commented[0].bm.len()), ("c", 1));
         assert!(parse_suite("8/8/8 w - - bm Kd2;").is_err());
         assert!(parse_suite("4k3/8/8/8/8/8/4P3/4K3 w - - bm Ke8;").is_err());
     }
