@@ -480,7 +480,10 @@ pub fn scaling(config: &ScalingConfig, mut progress: impl FnMut()) -> Result<Sca
         r.sort_by(f64::total_cmp);
         r[r.len() / 2]
     };
-    let millis = |i: usize| -> Vec<u64> { times[i].iter().map(|t| t.as_millis() as u64).collect() };
+    let round_ms: Vec<Vec<u64>> = times
+        .iter()
+        .map(|t| t.iter().map(|t| t.as_millis() as u64).collect())
+        .collect();
     let mut rows = Vec::with_capacity(n);
     for (i, &threads) in config.threads.iter().enumerate() {
         let stops = stop_latencies(threads, config.hash_mb, config.stop_trials)?;
@@ -489,8 +492,8 @@ pub fn scaling(config: &ScalingConfig, mut progress: impl FnMut()) -> Result<Sca
             nodes: median(nodes[i].clone()),
             nps: median(round_nps[i].clone()),
             nps_speedup: ratio(&round_nps[i], &round_nps[0]),
-            time_to_depth_ms: median(millis(i)),
-            ttd_speedup: ratio(&millis(0), &millis(i)),
+            time_to_depth_ms: median(round_ms[i].clone()),
+            ttd_speedup: ratio(&round_ms[0], &round_ms[i]),
             best_move_agreement: agree[i] as f64 / (config.rounds * POSITIONS.len()) as f64,
             stop_median_us: median(stops.clone()),
             stop_max_us: stops.iter().copied().max().unwrap_or(0),

@@ -399,18 +399,13 @@ unsafe fn engine_ref<'a>(engine: *const LazuliEngine) -> Option<&'a LazuliEngine
     unsafe { engine.as_ref() }
 }
 
-/// Runs `body` on the engine behind `engine` inside the panic boundary, recording a failure's
-/// message on that engine; a NULL `engine` gives `LAZULI_RESULT_NULL_ARGUMENT`.
-///
-/// # Safety
-///
-/// `engine` is NULL or a pointer returned by `lazuli_engine_new` and not yet freed.
-unsafe fn with_engine(
-    engine: *const LazuliEngine,
+/// Runs `body` on the engine inside the panic boundary, recording a failure's message on it;
+/// no engine (a NULL handle) gives `LAZULI_RESULT_NULL_ARGUMENT`.
+fn with_engine(
+    handle: Option<&LazuliEngine>,
     body: impl FnOnce(&LazuliEngine) -> Result<(), Failure>,
 ) -> LazuliResult {
-    // SAFETY: forwarded caller guarantee on `engine`.
-    let Some(handle) = (unsafe { engine_ref(engine) }) else {
+    let Some(handle) = handle else {
         return LazuliResult::NullArgument;
     };
     boundary(Some(handle), || body(handle))
@@ -531,7 +526,9 @@ pub unsafe extern "C" fn lazuli_engine_set_option(
     name: *const c_char,
     value: *const c_char,
 ) -> LazuliResult {
-    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let handle = unsafe { engine_ref(engine) };
+    with_engine(handle, |handle| {
         // SAFETY: forwarded caller guarantee on `name` and `value`.
         let name = unsafe { str_arg(name, "name") }?.ok_or(Failure::Null("name"))?;
         // SAFETY: as above.
@@ -540,9 +537,7 @@ pub unsafe extern "C" fn lazuli_engine_set_option(
         let result = engine.set_option(name, value);
         *handle.control.lock() = engine.control();
         Ok(result?)
-    };
-    // SAFETY: forwarded caller guarantee on `engine`.
-    unsafe { with_engine(engine, body) }
+    })
 }
 
 /// Starts a new game: clears the hash table and the move-ordering history (after the
@@ -553,12 +548,12 @@ pub unsafe extern "C" fn lazuli_engine_set_option(
 /// `engine` is NULL or a live engine.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lazuli_engine_new_game(engine: *mut LazuliEngine) -> LazuliResult {
-    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let handle = unsafe { engine_ref(engine) };
+    with_engine(handle, |handle| {
         handle.engine.lock().new_game();
         Ok(())
-    };
-    // SAFETY: forwarded caller guarantee on `engine`.
-    unsafe { with_engine(engine, body) }
+    })
 }
 
 /// Sets the position: `fen` (NULL for the start position) and then `moves`, NULL or
@@ -574,16 +569,16 @@ pub unsafe extern "C" fn lazuli_engine_set_position(
     fen: *const c_char,
     moves: *const c_char,
 ) -> LazuliResult {
-    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let handle = unsafe { engine_ref(engine) };
+    with_engine(handle, |handle| {
         // SAFETY: forwarded caller guarantee on `fen` and `moves`.
         let fen = unsafe { str_arg(fen, "fen") }?;
         // SAFETY: as above.
         let moves = unsafe { str_arg(moves, "moves") }?.unwrap_or("");
         let moves: Vec<&str> = moves.split_whitespace().collect();
         Ok(handle.engine.lock().set_position(fen, &moves)?)
-    };
-    // SAFETY: forwarded caller guarantee on `engine`.
-    unsafe { with_engine(engine, body) }
+    })
 }
 
 /// Calls the C callbacks for one search.
@@ -674,7 +669,9 @@ pub unsafe extern "C" fn lazuli_engine_go(
     bestmove_callback: LazuliBestmoveCallback,
     userdata: *mut c_void,
 ) -> LazuliResult {
-    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let handle = unsafe { engine_ref(engine) };
+    with_engine(handle, |handle| {
         // SAFETY: the caller guarantees `limits` is NULL or a valid lazuli_limits.
         let c = unsafe { limits.as_ref() }.copied().unwrap_or_default();
         let ms = |v: u64| (v > 0).then(|| std::time::Duration::from_millis(v));
@@ -702,9 +699,7 @@ pub unsafe extern "C" fn lazuli_engine_go(
         engine.go(limits, handler)?;
         *handle.control.lock() = engine.control();
         Ok(())
-    };
-    // SAFETY: forwarded caller guarantee on `engine`.
-    unsafe { with_engine(engine, body) }
+    })
 }
 
 /// Tells a running search to stop and returns at once; harmless when none runs. May be
@@ -715,12 +710,12 @@ pub unsafe extern "C" fn lazuli_engine_go(
 /// `engine` is NULL or a live engine.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lazuli_engine_stop(engine: *mut LazuliEngine) -> LazuliResult {
-    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let handle = unsafe { engine_ref(engine) };
+    with_engine(handle, |handle| {
         handle.control.lock().stop();
         Ok(())
-    };
-    // SAFETY: forwarded caller guarantee on `engine`.
-    unsafe { with_engine(engine, body) }
+    })
 }
 
 /// Blocks until the search has ended and its best-move callback has returned, then copies the
@@ -738,7 +733,9 @@ pub unsafe extern "C" fn lazuli_engine_wait(
     bestmove: *mut c_char,
     len: usize,
 ) -> LazuliResult {
-    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let handle = unsafe { engine_ref(engine) };
+    with_engine(handle, |handle| {
         let control = handle.control.lock().clone();
         let result = control.wait();
         let mut engine = handle.engine.lock();
@@ -760,9 +757,7 @@ pub unsafe extern "C" fn lazuli_engine_wait(
         } else {
             Err(Failure::Buffer)
         }
-    };
-    // SAFETY: forwarded caller guarantee on `engine`.
-    unsafe { with_engine(engine, body) }
+    })
 }
 
 /// The opponent played the expected move during a ponder search: the search continues under
@@ -773,12 +768,12 @@ pub unsafe extern "C" fn lazuli_engine_wait(
 /// `engine` is NULL or a live engine.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn lazuli_engine_ponderhit(engine: *mut LazuliEngine) -> LazuliResult {
-    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let handle = unsafe { engine_ref(engine) };
+    with_engine(handle, |handle| {
         handle.control.lock().ponderhit();
         Ok(())
-    };
-    // SAFETY: forwarded caller guarantee on `engine`.
-    unsafe { with_engine(engine, body) }
+    })
 }
 
 /// True while a search runs (or reports its best move). False for NULL. Any thread.
@@ -811,7 +806,9 @@ pub unsafe extern "C" fn lazuli_engine_perft(
     depth: u32,
     out: *mut u64,
 ) -> LazuliResult {
-    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let handle = unsafe { engine_ref(engine) };
+    with_engine(handle, |handle| {
         if out.is_null() {
             return Err(Failure::Null("out"));
         }
@@ -819,9 +816,7 @@ pub unsafe extern "C" fn lazuli_engine_perft(
         // SAFETY: non-NULL and writable by the caller's guarantee.
         unsafe { *out = nodes };
         Ok(())
-    };
-    // SAFETY: forwarded caller guarantee on `engine`.
-    unsafe { with_engine(engine, body) }
+    })
 }
 
 /// The static evaluation of the current position in centipawns from the side to move.
@@ -834,7 +829,9 @@ pub unsafe extern "C" fn lazuli_engine_evaluate(
     engine: *mut LazuliEngine,
     out_cp: *mut i32,
 ) -> LazuliResult {
-    let body = |handle: &LazuliEngine| -> Result<(), Failure> {
+    // SAFETY: forwarded caller guarantee on `engine`.
+    let handle = unsafe { engine_ref(engine) };
+    with_engine(handle, |handle| {
         if out_cp.is_null() {
             return Err(Failure::Null("out_cp"));
         }
@@ -842,9 +839,7 @@ pub unsafe extern "C" fn lazuli_engine_evaluate(
         // SAFETY: non-NULL and writable by the caller's guarantee.
         unsafe { *out_cp = cp };
         Ok(())
-    };
-    // SAFETY: forwarded caller guarantee on `engine`.
-    unsafe { with_engine(engine, body) }
+    })
 }
 
 /// Copies the FEN of the current position into `buf` (NUL-terminated, truncated to `len`)

@@ -192,17 +192,16 @@ impl MovePicker {
             if Some(m) == self.tt_move {
                 continue;
             }
+            debug_assert!(
+                !quiescence || is_tactical(m),
+                "tactical_moves gives only these"
+            );
             let score = if is_tactical(m) {
-                if quiescence && !m.is_capture() && m.promotion() != Some(Role::Queen) {
-                    continue; // under-promotions without capture stay out of quiescence
-                }
                 if quiescence || see_ge(board, m, 0) {
                     GOOD_TACTICAL + mvv_lva(m)
                 } else {
                     BAD_TACTICAL + mvv_lva(m)
                 }
-            } else if quiescence {
-                continue;
             } else if Some(m) == self.killers[0] {
                 KILLER[0]
             } else if Some(m) == self.killers[1] {

@@ -67,9 +67,10 @@ pub(crate) struct SharedState {
     /// Read at every node by every thread: on a cache line of its own.
     pub stop: CachePadded<AtomicBool>,
     ponder: AtomicBool,
-    /// Set with `ponderhit`, so that the main thread's clock checks need not lock it before.
-    ponderhit_seen: AtomicBool,
-    ponderhit: Mutex<Option<Instant>>,
+    /// When `ponderhit` came, in nanoseconds since `epoch` (0: not yet), read lock-free by
+    /// the main thread's clock checks.
+    ponderhit_at: AtomicU64,
+    epoch: Instant,
     pub nodes: Vec<CachePadded<AtomicU64>>,
     pub results: Vec<Mutex<ThreadResult>>,
     panic: Mutex<Option<String>>,
@@ -82,8 +83,8 @@ impl SharedState {
         SharedState {
             stop: CachePadded::new(AtomicBool::new(false)),
             ponder: AtomicBool::new(false),
-            ponderhit_seen: AtomicBool::new(false),
-            ponderhit: Mutex::new(None),
+            ponderhit_at: AtomicU64::new(0),
+            epoch: Instant::now(),
             nodes: (0..threads)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
@@ -106,10 +107,10 @@ impl SharedState {
 
     /// Time counted against the limits: since `go`, or since `ponderhit` after one.
     pub fn elapsed_for_limits(&self, job: &Job) -> Duration {
-        if !self.ponderhit_seen.load(Relaxed) {
-            return job.start.elapsed();
+        match self.ponderhit_at.load(Relaxed) {
+            0 => job.start.elapsed(),
+            at => (self.epoch + Duration::from_nanos(at)).elapsed(),
         }
-        self.ponderhit.lock().unwrap_or(job.start).elapsed()
     }
 
     /// Sum of the node counters of all threads but `id`.
@@ -154,8 +155,10 @@ impl SearchControl {
 
     /// Switches a pondering search to its time limits, counted from now.
     pub fn ponderhit(&self) {
-        *self.shared.ponderhit.lock() = Some(Instant::now());
-        self.shared.ponderhit_seen.store(true, Relaxed);
+        let at = self.shared.epoch.elapsed().as_nanos().max(1);
+        self.shared
+            .ponderhit_at
+            .store(u64::try_from(at).unwrap_or(u64::MAX), Relaxed);
         self.shared.ponder.store(false, Relaxed);
     }
 
@@ -246,8 +249,7 @@ impl ThreadPool {
         let shared = &self.shared;
         shared.stop.store(false, Relaxed);
         shared.ponder.store(job.limits.ponder, Relaxed);
-        *shared.ponderhit.lock() = None;
-        shared.ponderhit_seen.store(false, Relaxed);
+        shared.ponderhit_at.store(0, Relaxed);
         *shared.panic.lock() = None;
         for (n, r) in shared.nodes.iter().zip(&shared.results) {
             n.store(0, Relaxed);
