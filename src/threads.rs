@@ -13,6 +13,9 @@
 //!   - `nodes[i]` is written only by thread `i` (a `Relaxed` store of its own count at every
 //!     node, on its own cache line) and read by anyone for totals, which are therefore
 //!     approximate while a search runs and exact once it has ended.
+//!   - `ponder` and `ponderhit_at` are written by the facade (`go`, `ponderhit`, `stop`) and
+//!     read by the main thread's clock checks: `ponderhit_at` is stored before `ponder` is
+//!     cleared (`Release`/`Acquire`), so the clock after a ponderhit counts from it.
 //!   - `results[i]` is written only by thread `i` (after each completed iteration) and read by
 //!     the main thread for the vote after every helper has finished.
 //!   - `control` (a mutex and condvar) holds the search phase: the facade moves it from idle to
@@ -25,7 +28,10 @@
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicBool, AtomicU64,
+    Ordering::{Acquire, Relaxed, Release},
+};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -66,6 +72,9 @@ struct Control {
 pub(crate) struct SharedState {
     /// Read at every node by every thread: on a cache line of its own.
     pub stop: CachePadded<AtomicBool>,
+    /// True while pondering. `ponderhit` clears it with `Release` after storing
+    /// `ponderhit_at`, and `pondering` reads it with `Acquire`: a thread that sees pondering
+    /// over also sees when it ended, so its clock never counts from `go` by mistake.
     ponder: AtomicBool,
     /// When `ponderhit` came, in nanoseconds since `epoch` (0: not yet), read lock-free by
     /// the main thread's clock checks.
@@ -102,7 +111,7 @@ impl SharedState {
 
     /// True while the search is in ponder mode (no time limits, no early best move).
     pub fn pondering(&self) -> bool {
-        self.ponder.load(Relaxed)
+        self.ponder.load(Acquire)
     }
 
     /// Time counted against the limits: since `go`, or since `ponderhit` after one.
@@ -159,7 +168,7 @@ impl SearchControl {
         self.shared
             .ponderhit_at
             .store(u64::try_from(at).unwrap_or(u64::MAX), Relaxed);
-        self.shared.ponder.store(false, Relaxed);
+        self.shared.ponder.store(false, Release);
     }
 
     /// Blocks until no search runs and its best move has been reported; returns the last
