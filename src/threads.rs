@@ -13,9 +13,9 @@
 //!   - `nodes[i]` is written only by thread `i` (a `Relaxed` store of its own count at every
 //!     node, on its own cache line) and read by anyone for totals, which are therefore
 //!     approximate while a search runs and exact once it has ended.
-//!   - `ponder` and `ponderhit_at` are written by the facade (`go`, `ponderhit`, `stop`) and
-//!     read by the main thread's clock checks: `ponderhit_at` is stored before `ponder` is
-//!     cleared (`Release`/`Acquire`), so the clock after a ponderhit counts from it.
+//!   - `clock` (pondering, or where the limits count from) is one word, written by the facade
+//!     (`go`, `ponderhit`, `stop`) and read by the main thread's clock checks; being one word,
+//!     it is never seen half-updated, so `Relaxed` suffices.
 //!   - `results[i]` is written only by thread `i` (after each completed iteration) and read by
 //!     the main thread for the vote after every helper has finished.
 //!   - `control` (a mutex and condvar) holds the search phase: the facade moves it from idle to
@@ -28,10 +28,7 @@
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{
-    AtomicBool, AtomicU64,
-    Ordering::{Acquire, Relaxed, Release},
-};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -68,17 +65,20 @@ struct Control {
     result: Option<Result<SearchResult, Error>>,
 }
 
+/// `SharedState::clock` while pondering.
+const PONDERING: u64 = u64::MAX;
+/// `SharedState::clock` when the limits count from `go`.
+const FROM_GO: u64 = 0;
+
 /// State shared by the facade and every search thread. See the module's concurrency contract.
 pub(crate) struct SharedState {
     /// Read at every node by every thread: on a cache line of its own.
     pub stop: CachePadded<AtomicBool>,
-    /// True while pondering. `ponderhit` clears it with `Release` after storing
-    /// `ponderhit_at`, and `pondering` reads it with `Acquire`: a thread that sees pondering
-    /// over also sees when it ended, so its clock never counts from `go` by mistake.
-    ponder: AtomicBool,
-    /// When `ponderhit` came, in nanoseconds since `epoch` (0: not yet), read lock-free by
-    /// the main thread's clock checks.
-    ponderhit_at: AtomicU64,
+    /// Pondering and the limits' origin in one word: `PONDERING` while a `go ponder` search
+    /// ponders (no limits), `FROM_GO` when the limits count from `go`, otherwise when
+    /// `ponderhit` came, in nanoseconds since `epoch`. Only `ponderhit` and `stop` leave
+    /// `PONDERING`, by compare-and-swap, so a stray `ponderhit` never moves a running clock.
+    clock: AtomicU64,
     epoch: Instant,
     pub nodes: Vec<CachePadded<AtomicU64>>,
     pub results: Vec<Mutex<ThreadResult>>,
@@ -91,8 +91,7 @@ impl SharedState {
     fn new(threads: usize) -> SharedState {
         SharedState {
             stop: CachePadded::new(AtomicBool::new(false)),
-            ponder: AtomicBool::new(false),
-            ponderhit_at: AtomicU64::new(0),
+            clock: AtomicU64::new(FROM_GO),
             epoch: Instant::now(),
             nodes: (0..threads)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
@@ -111,13 +110,20 @@ impl SharedState {
 
     /// True while the search is in ponder mode (no time limits, no early best move).
     pub fn pondering(&self) -> bool {
-        self.ponder.load(Acquire)
+        self.clock.load(Relaxed) == PONDERING
+    }
+
+    /// Ends pondering with the limits counted from `origin`; nothing if not pondering.
+    fn leave_ponder(&self, origin: u64) {
+        let _ = self
+            .clock
+            .compare_exchange(PONDERING, origin, Relaxed, Relaxed);
     }
 
     /// Time counted against the limits: since `go`, or since `ponderhit` after one.
     pub fn elapsed_for_limits(&self, job: &Job) -> Duration {
-        match self.ponderhit_at.load(Relaxed) {
-            0 => job.start.elapsed(),
+        match self.clock.load(Relaxed) {
+            FROM_GO | PONDERING => job.start.elapsed(),
             at => (self.epoch + Duration::from_nanos(at)).elapsed(),
         }
     }
@@ -158,17 +164,18 @@ pub struct SearchControl {
 impl SearchControl {
     /// Tells the search to stop (also ends pondering); returns at once.
     pub fn stop(&self) {
-        self.shared.ponder.store(false, Relaxed);
+        self.shared.leave_ponder(FROM_GO);
         self.shared.stop.store(true, Relaxed);
     }
 
-    /// Switches a pondering search to its time limits, counted from now.
+    /// Switches a pondering search to its time limits, counted from now; does nothing to a
+    /// search that is not pondering.
     pub fn ponderhit(&self) {
-        let at = self.shared.epoch.elapsed().as_nanos().max(1);
-        self.shared
-            .ponderhit_at
-            .store(u64::try_from(at).unwrap_or(u64::MAX), Relaxed);
-        self.shared.ponder.store(false, Release);
+        let at = self.shared.epoch.elapsed().as_nanos();
+        let at = u64::try_from(at)
+            .unwrap_or(u64::MAX)
+            .clamp(FROM_GO + 1, PONDERING - 1);
+        self.shared.leave_ponder(at);
     }
 
     /// Blocks until no search runs and its best move has been reported; returns the last
@@ -257,8 +264,12 @@ impl ThreadPool {
         debug_assert!(!self.is_busy());
         let shared = &self.shared;
         shared.stop.store(false, Relaxed);
-        shared.ponder.store(job.limits.ponder, Relaxed);
-        shared.ponderhit_at.store(0, Relaxed);
+        let clock = if job.limits.ponder {
+            PONDERING
+        } else {
+            FROM_GO
+        };
+        shared.clock.store(clock, Relaxed);
         *shared.panic.lock() = None;
         for (n, r) in shared.nodes.iter().zip(&shared.results) {
             n.store(0, Relaxed);
@@ -526,6 +537,40 @@ mod tests {
             score: Score(score),
             depth,
             pv: vec![m],
+        }
+    }
+
+    #[test]
+    fn ponderhit_ends_pondering_once_and_never_moves_a_running_clock() {
+        // (pondering at the start, calls, pondering after, clock back at `FROM_GO` after)
+        let cases: [(bool, &[&str], bool, bool); 5] = [
+            (true, &[], true, false),
+            (true, &["ponderhit"], false, false),
+            (true, &["stop"], false, true),
+            (false, &["ponderhit"], false, true),
+            (true, &["ponderhit", "ponderhit"], false, false),
+        ];
+        for (ponder, calls, pondering, from_go) in cases {
+            let control = SearchControl {
+                shared: Arc::new(SharedState::new(1)),
+            };
+            let shared = &control.shared;
+            shared
+                .clock
+                .store(if ponder { PONDERING } else { FROM_GO }, Relaxed);
+            let mut first_hit = None;
+            for call in calls {
+                match *call {
+                    "ponderhit" => control.ponderhit(),
+                    _ => control.stop(),
+                }
+                first_hit.get_or_insert(shared.clock.load(Relaxed));
+            }
+            let clock = shared.clock.load(Relaxed);
+            assert_eq!(shared.pondering(), pondering, "{ponder} {calls:?}");
+            assert_eq!(clock == FROM_GO, from_go, "{ponder} {calls:?}");
+            // A second ponderhit leaves the first one's time as it was.
+            assert_eq!(first_hit.unwrap_or(clock), clock, "{ponder} {calls:?}");
         }
     }
 
