@@ -21,7 +21,7 @@ test:
 bench: build
 	./$(EXE) bench
 
-# Regenerate include/lazuli.h from src/ffi.rs (cargo test fails while it is stale).
+# Regenerate include/lazuli.h from src/ffi/ (cargo test fails while it is stale).
 header:
 	LAZULI_BLESS=1 $(CARGO) test --test c_api header
 

@@ -14,7 +14,7 @@ impl SearchHandler for Silent {
 }
 
 fn bench(c: &mut Criterion) {
-    let positions: Vec<Position> = lazuli::bench::POSITIONS
+    let positions: Vec<Position> = lazuli::bench_positions()
         .iter()
         .map(|f| Position::from_fen(f).unwrap())
         .collect();
@@ -22,7 +22,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             positions
                 .iter()
-                .map(|p| lazuli::eval::evaluate(black_box(p.chess())).0)
+                .map(|p| lazuli::evaluate(black_box(p.chess())).0)
                 .sum::<i32>()
         })
     });
@@ -33,7 +33,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             engine.new_game();
             engine
-                .set_position(Some(lazuli::bench::POSITIONS[1]), &[])
+                .set_position(Some(lazuli::bench_positions()[1]), &[])
                 .unwrap();
             engine.go(Limits::depth(10), Silent).unwrap();
             engine.wait().unwrap().unwrap().nodes

@@ -4,7 +4,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use lazuli::Score;
-use lazuli::tt::{Bound, PackedMove, TranspositionTable};
+use lazuli::{Bound, PackedMove, TranspositionTable};
 
 fn keys(n: usize) -> Vec<u64> {
     let mut x = 0x2545_f491_4f6c_dd1du64;

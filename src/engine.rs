@@ -1,191 +1,33 @@
-//! The engine facade: the one type that the UCI front end, the C library and the bench drive.
+//! The engine facade: the one type that the UCI front end, the C library and the tools drive.
 //!
 //! [`Engine::go`] starts a search on the thread pool and returns at once; results leave
 //! through the [`SearchHandler`] given to it, and [`Engine::wait`] blocks until the search
 //! has ended and its handler has seen the best move. Options, new games and position changes
 //! are always accepted: while a search runs, options and `new_game` are validated at once and
-//! applied when it ends (a failure then is kept for [`Engine::take_deferred_errors`]), and a
-//! new position is simply used by the next search.
+//! applied by the facade itself as soon as the search has ended (at the next call that finds
+//! it idle; a failure then is kept for [`Engine::take_deferred_errors`]), and a new position is
+//! simply used by the next search.
 
-use std::sync::{Arc, LazyLock};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
 
-use shakmaty::{Move, Position as _};
+use shakmaty::Move;
 
 use crate::error::Error;
 use crate::eval::{self, Trace};
-use crate::movepick::{History, MovePicker};
+use crate::options::{Options, Setting};
 use crate::position::Position;
+use crate::report::{SearchHandler, SearchResult};
 use crate::score::Score;
-use crate::search::{Job, NullMoveMode, SearchConfig, SearchHandler, SearchResult};
-use crate::threads::{SearchControl, ThreadPool};
+use crate::search::root::ordered_moves;
+use crate::search::{Job, SearchConfig};
+use crate::state::{Phase, SearchControl, SearchState};
+use crate::threads::ThreadPool;
 use crate::timeman::{Limits, TimeManager};
 use crate::tt::TranspositionTable;
 
-/// The engine's name and author, as `uci` reports them.
-pub const NAME: &str = concat!("lazuli ", env!("CARGO_PKG_VERSION"));
-/// The authors.
-pub const AUTHOR: &str = "the lazuli developers";
-
-/// The most threads `Threads` accepts.
-pub const MAX_THREADS: i64 = 1024;
-
-/// The type and range of an option, as the UCI `option` line describes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OptionKind {
-    /// An integer in `min..=max`.
-    Spin { default: i64, min: i64, max: i64 },
-    /// `true` or `false`.
-    Check { default: bool },
-    /// One of `vars`.
-    Combo {
-        default: &'static str,
-        vars: &'static [&'static str],
-    },
-    /// An action without a value.
-    Button,
-}
-
-/// One engine option.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OptionSpec {
-    /// The name, as UCI shows it (matched without regard to case).
-    pub name: &'static str,
-    /// Type, default and range.
-    pub kind: OptionKind,
-}
-
-const NULL_MOVE_VARS: &[&str] = &["verified", "standard", "off"];
-
-/// The machine's memory in MB, the upper end of `Hash` (Linux `/proc/meminfo`; elsewhere
-/// Stockfish's 64-bit maximum).
-fn max_hash_mb() -> i64 {
-    static MAX: LazyLock<i64> = LazyLock::new(|| {
-        std::fs::read_to_string("/proc/meminfo")
-            .ok()
-            .and_then(|info| {
-                let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-                let kb: i64 = line.split_whitespace().nth(1)?.parse().ok()?;
-                Some(kb / 1024)
-            })
-            .unwrap_or(33_554_432)
-    });
-    *MAX
-}
-
-/// All options in the order `uci` lists them.
-pub fn option_specs() -> Vec<OptionSpec> {
-    use OptionKind::*;
-    let spec = |name, kind| OptionSpec { name, kind };
-    vec![
-        spec(
-            "Threads",
-            Spin {
-                default: 1,
-                min: 1,
-                max: MAX_THREADS,
-            },
-        ),
-        spec(
-            "Hash",
-            Spin {
-                default: 16,
-                min: 1,
-                max: max_hash_mb(),
-            },
-        ),
-        spec("Clear Hash", Button),
-        spec(
-            "MultiPV",
-            Spin {
-                default: 1,
-                min: 1,
-                max: 256,
-            },
-        ),
-        spec("Ponder", Check { default: false }),
-        spec(
-            "Move Overhead",
-            Spin {
-                default: 10,
-                min: 0,
-                max: 5000,
-            },
-        ),
-        spec("UCI_Chess960", Check { default: false }),
-        spec(
-            "NullMove",
-            Combo {
-                default: "verified",
-                vars: NULL_MOVE_VARS,
-            },
-        ),
-        spec(
-            "NullMoveR",
-            Spin {
-                default: 3,
-                min: 1,
-                max: 4,
-            },
-        ),
-        spec("LMR", Check { default: true }),
-        spec("Pruning", Check { default: true }),
-    ]
-}
-
-/// A validated option value.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Value {
-    Int(i64),
-    Bool(bool),
-    Text(&'static str),
-    Press,
-}
-
-/// The current option values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Options {
-    /// Search threads.
-    pub threads: usize,
-    /// Hash table size in MB.
-    pub hash_mb: usize,
-    /// Principal variations reported.
-    pub multipv: usize,
-    /// The GUI may send `go ponder`.
-    pub ponder: bool,
-    /// Time kept in reserve for communication, per move.
-    pub move_overhead: Duration,
-    /// Castling moves as king-takes-rook.
-    pub chess960: bool,
-    /// Null-move pruning scheme and reduction.
-    pub null_move: NullMoveMode,
-    /// The null-move depth reduction R.
-    pub null_r: i32,
-    /// Late move reductions.
-    pub lmr: bool,
-    /// Futility, reverse futility, late move and SEE pruning.
-    pub pruning: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            threads: 1,
-            hash_mb: 16,
-            multipv: 1,
-            ponder: false,
-            move_overhead: Duration::from_millis(10),
-            chess960: false,
-            null_move: NullMoveMode::Verified,
-            null_r: 3,
-            lmr: true,
-            pruning: true,
-        }
-    }
-}
-
 enum Pending {
-    Option(&'static str, Value),
+    Setting(Setting),
     NewGame,
 }
 
@@ -194,6 +36,7 @@ pub struct Engine {
     options: Options,
     position: Position,
     tt: Arc<TranspositionTable>,
+    state: Arc<SearchState>,
     pool: ThreadPool,
     pending: Vec<Pending>,
     deferred_errors: Vec<Error>,
@@ -207,9 +50,11 @@ impl Engine {
     /// [`Error::OutOfMemory`] when the table or the thread cannot be created.
     pub fn new() -> Result<Engine, Error> {
         let options = Options::default();
+        let state = Arc::new(SearchState::new());
         Ok(Engine {
             tt: Arc::new(TranspositionTable::new(options.hash_mb, options.threads)?),
-            pool: ThreadPool::new(options.threads)?,
+            pool: ThreadPool::new(options.threads, Arc::clone(&state))?,
+            state,
             options,
             position: Position::startpos(),
             pending: Vec::new(),
@@ -229,7 +74,13 @@ impl Engine {
 
     /// True while a search runs (including the moment its best move is being reported).
     pub fn is_searching(&self) -> bool {
-        self.pool.is_busy()
+        self.state.phase() != Phase::Idle
+    }
+
+    /// True while a search runs and has not been told to stop (a stopped one is only
+    /// finishing: its end is a matter of milliseconds).
+    fn is_searching_unstopped(&self) -> bool {
+        self.state.phase() == Phase::Running && !self.state.is_stopped()
     }
 
     /// Makes sure no search runs: waits for one that has been stopped or has reached its
@@ -239,23 +90,23 @@ impl Engine {
     ///
     /// [`Error::Busy`] if a search runs and has not been told to stop.
     pub fn idle(&mut self) -> Result<(), Error> {
-        if self.pool.is_searching_unstopped() {
+        if self.is_searching_unstopped() {
             return Err(Error::Busy);
         }
-        self.pool.wait();
+        self.control().wait();
         self.sync();
         Ok(())
     }
 
-    /// Applies what was deferred during a search, if none runs now. Every other method that
-    /// needs an idle engine calls it; front ends call it before each command.
-    pub fn sync(&mut self) {
-        if self.pending.is_empty() || self.pool.is_busy() {
+    /// Applies what was deferred during a search, if none runs now. Every method that takes
+    /// `&mut self` calls it first, so a front end never has to.
+    fn sync(&mut self) {
+        if self.pending.is_empty() || self.is_searching() {
             return;
         }
         for pending in std::mem::take(&mut self.pending) {
             let applied = match pending {
-                Pending::Option(name, value) => self.apply_option(name, value),
+                Pending::Setting(setting) => self.apply(setting),
                 Pending::NewGame => {
                     self.clear();
                     Ok(())
@@ -283,38 +134,56 @@ impl Engine {
     /// old table and threads are kept). Nothing changes on error.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), Error> {
         self.sync();
-        let specs = option_specs();
-        let spec = specs
-            .iter()
-            .find(|s| s.name.eq_ignore_ascii_case(name.trim()))
-            .ok_or_else(|| Error::InvalidOption(format!("unknown option '{}'", name.trim())))?;
-        let value = parse_value(spec, value.trim())?;
-        if self.pool.is_busy() {
-            self.pending.push(Pending::Option(spec.name, value));
-            return Ok(());
-        }
-        self.apply_option(spec.name, value)
+        let setting = Setting::parse(name, value)?;
+        self.change(setting)
     }
 
-    fn apply_option(&mut self, name: &'static str, value: Value) -> Result<(), Error> {
-        let o = &mut self.options;
-        match (name, value) {
-            ("Threads", Value::Int(n)) => {
-                let n = n as usize;
+    /// Sets `Threads`: the number of search threads (1 to [`crate::MAX_THREADS`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::set_option`].
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), Error> {
+        self.set_option("Threads", &threads.to_string())
+    }
+
+    /// Sets `Hash`: the table size in MB.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::set_option`].
+    pub fn set_hash_mb(&mut self, mb: usize) -> Result<(), Error> {
+        self.set_option("Hash", &mb.to_string())
+    }
+
+    /// Applies `setting` now, or after the running search.
+    fn change(&mut self, setting: Setting) -> Result<(), Error> {
+        self.sync();
+        if self.is_searching() {
+            self.pending.push(Pending::Setting(setting));
+            return Ok(());
+        }
+        self.apply(setting)
+    }
+
+    fn apply(&mut self, setting: Setting) -> Result<(), Error> {
+        if self.options.apply(&setting) {
+            return Ok(());
+        }
+        match setting {
+            Setting::Threads(n) => {
                 if n != self.pool.len() {
                     // Start the new threads before letting the old ones go, so that a failure
                     // keeps the engine as it was.
-                    let pool = ThreadPool::new(n)?;
-                    self.pool = pool;
+                    self.pool = ThreadPool::new(n, Arc::clone(&self.state))?;
                 }
                 self.options.threads = n;
             }
-            ("Hash", Value::Int(mb)) => {
-                let mb = mb as usize;
+            Setting::Hash(mb) => {
                 // Free the old table first so that both never need to fit at once; if the new
                 // one fails, allocate the old size again.
-                let threads = o.threads;
-                let old_mb = o.hash_mb;
+                let threads = self.options.threads;
+                let old_mb = self.options.hash_mb;
                 self.tt = Arc::new(TranspositionTable::new(1, 1)?);
                 match TranspositionTable::new(mb, threads) {
                     Ok(tt) => {
@@ -327,22 +196,8 @@ impl Engine {
                     }
                 }
             }
-            ("Clear Hash", Value::Press) => self.tt.clear(o.threads),
-            ("MultiPV", Value::Int(n)) => o.multipv = n as usize,
-            ("Ponder", Value::Bool(b)) => o.ponder = b,
-            ("Move Overhead", Value::Int(ms)) => o.move_overhead = Duration::from_millis(ms as u64),
-            ("UCI_Chess960", Value::Bool(b)) => o.chess960 = b,
-            ("NullMove", Value::Text(mode)) => {
-                o.null_move = match mode {
-                    "verified" => NullMoveMode::Verified,
-                    "standard" => NullMoveMode::Standard,
-                    _ => NullMoveMode::Off,
-                }
-            }
-            ("NullMoveR", Value::Int(r)) => o.null_r = r as i32,
-            ("LMR", Value::Bool(b)) => o.lmr = b,
-            ("Pruning", Value::Bool(b)) => o.pruning = b,
-            (name, value) => unreachable!("option {name} validated as {value:?}"),
+            Setting::ClearHash => self.tt.clear(self.options.threads),
+            other => unreachable!("{other:?} is a plain value"),
         }
         Ok(())
     }
@@ -351,7 +206,7 @@ impl Engine {
     /// search, if one runs).
     pub fn new_game(&mut self) {
         self.sync();
-        if self.pool.is_busy() {
+        if self.is_searching() {
             self.pending.push(Pending::NewGame);
         } else {
             self.clear();
@@ -419,7 +274,7 @@ impl Engine {
         for text in &limits.searchmoves {
             restrict.push(pos.parse_uci(text)?);
         }
-        let root_moves = self.ordered_root_moves(&restrict);
+        let root_moves = ordered_moves(pos, &self.tt, &restrict);
         self.tt.new_search();
         let o = &self.options;
         let job = Job {
@@ -441,48 +296,29 @@ impl Engine {
         Ok(())
     }
 
-    /// The legal root moves (restricted to `only` when it is not empty), table move first and
-    /// then in move-picker order.
-    fn ordered_root_moves(&self, only: &[Move]) -> Vec<Move> {
-        static NO_HISTORY: LazyLock<History> = LazyLock::new(History::default);
-        let chess = self.position.chess();
-        let tt_move = self
-            .tt
-            .probe(self.position.key())
-            .and_then(|h| h.mv.to_move(chess));
-        let mut picker = MovePicker::new(tt_move, [None; 2]);
-        let mut moves = Vec::new();
-        while let Some(m) = picker.next(chess, &NO_HISTORY) {
-            if only.is_empty() || only.contains(&m) {
-                moves.push(m);
-            }
-        }
-        moves
-    }
-
     /// Tells a running search to stop; returns at once. Harmless when none runs.
     pub fn stop(&self) {
-        self.pool.stop();
+        self.control().stop();
     }
 
     /// The opponent played the expected move: a `go ponder` search continues under its time
     /// limits, counted from now.
     pub fn ponderhit(&self) {
-        self.pool.ponderhit();
+        self.control().ponderhit();
     }
 
     /// Blocks until the running search (if any) has ended and reported its best move, then
     /// applies deferred options. Returns the last search's result (`None` before the first).
     pub fn wait(&mut self) -> Option<Result<SearchResult, Error>> {
-        let result = self.pool.wait();
+        let result = self.control().wait();
         self.sync();
         result
     }
 
     /// A handle to stop, ponderhit or wait for searches from any thread without borrowing
-    /// the engine. Take a new one after changing `Threads`.
+    /// the engine. It stays valid for the life of the engine, whatever options change.
     pub fn control(&self) -> SearchControl {
-        self.pool.control()
+        SearchControl::new(Arc::clone(&self.state))
     }
 
     /// Nodes searched so far by the running or last search.
@@ -514,55 +350,20 @@ impl Engine {
     pub fn uci_move(&self, m: Move) -> String {
         Position::uci(m, self.options.chess960).to_string()
     }
-
-    /// True when the side to move has a legal move.
-    pub fn has_legal_moves(&self) -> bool {
-        !self.position.chess().legal_moves().is_empty()
-    }
 }
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        self.pool.stop();
-        self.pool.wait();
-    }
-}
-
-fn parse_value(spec: &OptionSpec, text: &str) -> Result<Value, Error> {
-    let bad = |what: &str| {
-        Error::InvalidOption(format!(
-            "{} value '{text}' for option '{}'",
-            what, spec.name
-        ))
-    };
-    match &spec.kind {
-        OptionKind::Spin { min, max, .. } => {
-            let n: i64 = text.parse().map_err(|_| bad("not an integer:"))?;
-            if n < *min || n > *max {
-                return Err(Error::InvalidOption(format!(
-                    "value {n} for option '{}' is outside {min}..{max}",
-                    spec.name
-                )));
-            }
-            Ok(Value::Int(n))
-        }
-        OptionKind::Check { .. } => match text.to_ascii_lowercase().as_str() {
-            "true" => Ok(Value::Bool(true)),
-            "false" => Ok(Value::Bool(false)),
-            _ => Err(bad("not true or false:")),
-        },
-        OptionKind::Combo { vars, .. } => vars
-            .iter()
-            .find(|v| v.eq_ignore_ascii_case(text))
-            .map(|v| Value::Text(v))
-            .ok_or_else(|| bad("not one of the choices:")),
-        OptionKind::Button => Ok(Value::Press),
+        let control = self.control();
+        control.stop();
+        control.wait();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::NullMoveMode;
 
     #[test]
     fn option_values_are_validated() {

@@ -36,3 +36,16 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl Error {
+    /// The error for a caught panic: its message when it carried text (`panic!("...")` gives a
+    /// `&str` or a `String`), "unknown panic" otherwise, after `context`.
+    pub(crate) fn from_panic(context: &str, payload: &(dyn std::any::Any + Send)) -> Error {
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        Error::Internal(format!("{context}{text}"))
+    }
+}

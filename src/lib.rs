@@ -3,46 +3,62 @@
 //! Lazy SMP threads search one root and share a lock-free transposition table; each thread runs
 //! PVS (NegaScout) with verified null-move pruning (Tabibi and Netanyahu, ICGA Journal 2002).
 //! Move generation is shakmaty's. The engine is one facade, [`Engine`], with two thin clients:
-//! the UCI binary (`lazuli`) and the C library (`liblazuli`).
+//! the UCI front end ([`Uci`], the `lazuli` binary) and the C library (`liblazuli`, whose
+//! functions are documented in `include/lazuli.h`).
 //!
 //! ```
-//! use lazuli::{Engine, Limits, SearchHandler, SearchInfo};
-//! use shakmaty::Move;
-//!
-//! struct Quiet;
-//! impl SearchHandler for Quiet {
-//!     fn on_info(&mut self, _: &SearchInfo) {}
-//!     fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
-//! }
+//! use lazuli::{Engine, Limits, Silent};
 //!
 //! let mut engine = Engine::new()?;
+//! engine.set_threads(2)?;
 //! // Scholar's mate is on the board after 1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6.
 //! engine.set_position(None, &["e2e4", "e7e5", "f1c4", "b8c6", "d1h5", "g8f6"])?;
-//! engine.go(Limits::depth(3), Quiet)?; // returns at once
+//! engine.go(Limits::depth(3), Silent)?; // returns at once; reports go to the handler
 //! let result = engine.wait().expect("a search ran")?;
 //! assert_eq!(engine.uci_move(result.best.unwrap()), "h5f7");
+//! assert_eq!(result.score, lazuli::Score::mate_in(1));
 //! # Ok::<(), lazuli::Error>(())
 //! ```
+//!
+//! The modules, from the bottom up (an arrow between modules only ever points down this list):
+//! `params` (every tunable constant), `error`, `score`, `position` (the board, keys, history,
+//! SEE), `eval`, `tt` (the shared table), `report` (what a search reports), `timeman` (limits,
+//! deadlines, the pondering clock), `state` (what the threads share), `search` (one thread's
+//! search), `threads` (the Lazy SMP pool), `options`, `engine` (the facade), `bench`, and the
+//! two clients `uci` and `ffi`. The research tools (thread scaling, the null-move study) are
+//! part of the `lazuli` binary only, not of this library.
 
-pub mod bench;
-pub mod engine;
-pub mod error;
-pub mod eval;
-pub mod ffi;
-pub mod movepick;
-pub mod position;
-pub mod score;
-pub mod search;
-pub mod study;
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+mod bench;
+mod engine;
+mod error;
+mod eval;
+#[allow(unsafe_code)]
+mod ffi;
+mod options;
+mod params;
+mod position;
+mod report;
+mod score;
+mod search;
+mod state;
 mod threads;
-pub mod timeman;
-pub mod tt;
-pub mod uci;
+mod timeman;
+mod tt;
+mod uci;
 
-pub use engine::{Engine, OptionKind, OptionSpec, Options, option_specs};
+pub use bench::{BENCH_DEPTH, BenchConfig, BenchPosition, BenchReport, bench_positions};
+pub use engine::Engine;
 pub use error::Error;
+pub use eval::{Trace, evaluate};
+pub use options::{AUTHOR, MAX_THREADS, NAME, OptionKind, OptionSpec, Options, option_specs};
 pub use position::Position;
-pub use score::{Score, ScoreKind};
-pub use search::{NullMoveMode, ScoreBound, SearchConfig, SearchHandler, SearchInfo, SearchResult};
-pub use threads::SearchControl;
+pub use report::{ScoreBound, SearchHandler, SearchInfo, SearchResult, Silent, nps};
+pub use score::{MAX_PLY, Score, ScoreKind};
+pub use search::NullMoveMode;
+pub use state::SearchControl;
 pub use timeman::Limits;
+pub use tt::{Bound, PackedMove, TranspositionTable, TtHit};
+pub use uci::{Flow, Output, Uci, format_info, parse_go, run_stdio};

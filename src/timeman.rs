@@ -1,22 +1,35 @@
-//! Search limits and the deadlines they turn into.
+//! The clock: search limits, the deadlines they turn into, and the pondering word.
 //!
 //! From a clock (`wtime`/`btime`, increments, `movestogo`) the time manager derives two
 //! durations, both measured from the start of the search (or from `ponderhit`):
 //! - `soft`: after an iteration finishes past it (scaled by how stable the best move has been),
 //!   no new iteration is started;
 //! - `hard`: the search is stopped wherever it is. The main thread looks at the clock every
-//!   [`CHECK_EVERY`] nodes, well under a millisecond at the engine's speed.
+//!   [`CHECK_EVERY`](crate::params::CHECK_EVERY) nodes, well under a millisecond at the engine's speed.
 //!
 //! Everything is computed after subtracting `Move Overhead`, and the hard limit never exceeds
 //! 80% of what remains, so the engine does not lose on time even with only its own clock
 //! (`go wtime 100`) and no increment.
+//!
+//! [`PonderClock`] says whether a search ponders and where its limits count from.
+//!
+//! # Concurrency contract of [`PonderClock`]
+//!
+//! One `AtomicU64` holds both facts: `PONDERING` while a `go ponder` search ponders (no limits
+//! apply), `FROM_GO` when the limits count from `go`, otherwise the moment `ponderhit` came,
+//! in nanoseconds since the clock's epoch. It is written by the facade (`go`, `ponderhit`,
+//! `stop`) and read by the main search thread's clock checks. Being one word it is never seen
+//! half-updated, so `Relaxed` suffices. Only `ponderhit` and `stop` leave `PONDERING`, by
+//! compare-and-swap, so a stray `ponderhit` never moves a running clock.
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 
 use shakmaty::Color;
 
-/// Nodes between two clock checks by the main thread.
-pub const CHECK_EVERY: u64 = 512;
+use crate::params::{
+    DEFAULT_MOVES_TO_GO, HARD_OVER_SOFT, HARD_RESERVE, HARD_SHARE, INCREMENT_SHARE, MAX_MOVES_TO_GO,
+};
 
 /// What `go` asks for. `None` and `false` mean unset; with nothing set the search is infinite
 /// until stopped, like `go infinite`.
@@ -76,17 +89,6 @@ impl Limits {
             Color::Black => (self.btime, self.binc.unwrap_or_default()),
         }
     }
-
-    /// True when some limit other than `stop` ends the search.
-    pub fn is_bounded(&self) -> bool {
-        !self.infinite
-            && (self.depth.is_some()
-                || self.nodes.is_some()
-                || self.mate.is_some()
-                || self.movetime.is_some()
-                || self.wtime.is_some()
-                || self.btime.is_some())
-    }
 }
 
 /// Deadlines derived from [`Limits`].
@@ -117,10 +119,15 @@ impl TimeManager {
             };
         };
         let available = time.saturating_sub(overhead);
-        let moves_to_go = limits.movestogo.unwrap_or(25).clamp(1, 50);
-        let hard = (available * 4 / 5).min(available.saturating_sub(Duration::from_millis(5)));
-        let soft = (available / moves_to_go + inc * 3 / 4).min(hard);
-        let hard = hard.min(soft * 5);
+        let moves_to_go = limits
+            .movestogo
+            .unwrap_or(DEFAULT_MOVES_TO_GO)
+            .clamp(1, MAX_MOVES_TO_GO);
+        let hard =
+            (available * HARD_SHARE.0 / HARD_SHARE.1).min(available.saturating_sub(HARD_RESERVE));
+        let soft =
+            (available / moves_to_go + inc * INCREMENT_SHARE.0 / INCREMENT_SHARE.1).min(hard);
+        let hard = hard.min(soft * HARD_OVER_SOFT);
         TimeManager {
             soft: Some(soft),
             hard: Some(hard),
@@ -137,6 +144,66 @@ impl TimeManager {
     pub fn should_stop_iterating(&self, elapsed: Duration, scale: f64) -> bool {
         self.soft
             .is_some_and(|s| elapsed.as_secs_f64() >= s.as_secs_f64() * scale)
+    }
+}
+
+/// `PonderClock` value while pondering.
+const PONDERING: u64 = u64::MAX;
+/// `PonderClock` value when the limits count from `go`.
+const FROM_GO: u64 = 0;
+
+/// Pondering and the limits' origin in one word. See the module's concurrency contract.
+pub(crate) struct PonderClock {
+    word: AtomicU64,
+    epoch: Instant,
+}
+
+impl PonderClock {
+    pub(crate) fn new() -> PonderClock {
+        PonderClock {
+            word: AtomicU64::new(FROM_GO),
+            epoch: Instant::now(),
+        }
+    }
+
+    /// A search starts: pondering, or with its limits counting from `go`.
+    pub(crate) fn start(&self, ponder: bool) {
+        self.word
+            .store(if ponder { PONDERING } else { FROM_GO }, Relaxed);
+    }
+
+    /// True while the search is in ponder mode (no time limits, no early best move).
+    pub(crate) fn pondering(&self) -> bool {
+        self.word.load(Relaxed) == PONDERING
+    }
+
+    /// `stop`: ends pondering with the limits counted from `go`.
+    pub(crate) fn stop(&self) {
+        self.leave_ponder(FROM_GO);
+    }
+
+    /// `ponderhit`: ends pondering with the limits counted from now; nothing if not pondering.
+    pub(crate) fn ponderhit(&self) {
+        let at = self.epoch.elapsed().as_nanos();
+        let at = u64::try_from(at)
+            .unwrap_or(u64::MAX)
+            .clamp(FROM_GO + 1, PONDERING - 1);
+        self.leave_ponder(at);
+    }
+
+    fn leave_ponder(&self, origin: u64) {
+        let _ = self
+            .word
+            .compare_exchange(PONDERING, origin, Relaxed, Relaxed);
+    }
+
+    /// Time counted against the limits of a search started at `start`: since `go`, or since
+    /// `ponderhit` after one.
+    pub(crate) fn elapsed(&self, start: Instant) -> Duration {
+        match self.word.load(Relaxed) {
+            FROM_GO | PONDERING => start.elapsed(),
+            at => (self.epoch + Duration::from_nanos(at)).elapsed(),
+        }
     }
 }
 
@@ -216,5 +283,34 @@ mod tests {
             Duration::from_millis(10),
         );
         assert_eq!(mt.hard, ms(490));
+    }
+
+    #[test]
+    fn ponderhit_ends_pondering_once_and_never_moves_a_running_clock() {
+        // (pondering at the start, calls, pondering after, clock back at `FROM_GO` after)
+        let cases: [(bool, &[&str], bool, bool); 5] = [
+            (true, &[], true, false),
+            (true, &["ponderhit"], false, false),
+            (true, &["stop"], false, true),
+            (false, &["ponderhit"], false, true),
+            (true, &["ponderhit", "ponderhit"], false, false),
+        ];
+        for (ponder, calls, pondering, from_go) in cases {
+            let clock = PonderClock::new();
+            clock.start(ponder);
+            let mut first_hit = None;
+            for call in calls {
+                match *call {
+                    "ponderhit" => clock.ponderhit(),
+                    _ => clock.stop(),
+                }
+                first_hit.get_or_insert(clock.word.load(Relaxed));
+            }
+            let word = clock.word.load(Relaxed);
+            assert_eq!(clock.pondering(), pondering, "{ponder} {calls:?}");
+            assert_eq!(word == FROM_GO, from_go, "{ponder} {calls:?}");
+            // A second ponderhit leaves the first one's time as it was.
+            assert_eq!(first_hit.unwrap_or(word), word, "{ponder} {calls:?}");
+        }
     }
 }

@@ -22,9 +22,9 @@
 //!   holds is therefore always checked for legality before it is played (see
 //!   [`PackedMove::to_move`] and the search).
 //!
-//! Resizing ([`TranspositionTable::resize`]) and clearing ([`TranspositionTable::clear`]) are
-//! only done while no search runs; the engine facade guarantees that (they take `&mut self`
-//! or are called on an idle engine).
+//! A new size is a new table (the engine facade replaces its `Arc` while no search runs, and a
+//! search holds its own `Arc` until it ends); clearing ([`TranspositionTable::clear`]) is only
+//! done while no search runs, which the facade guarantees.
 //!
 //! # Layout
 //!
@@ -251,11 +251,6 @@ impl TranspositionTable {
             buckets,
             generation: AtomicU8::new(0),
         })
-    }
-
-    /// The size in MiB as requested (rounded down to whole buckets).
-    pub fn size_mb(&self) -> usize {
-        (self.buckets * std::mem::size_of::<Bucket>()) >> 20
     }
 
     /// Zeroes every entry, with `threads` threads each clearing its own chunks.

@@ -12,11 +12,12 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use shakmaty::{Move, Position as _, Square};
 
-use crate::bench;
-use crate::engine::{AUTHOR, Engine, NAME, OptionKind, option_specs};
+use crate::bench::{BenchConfig, bench_positions};
+use crate::engine::Engine;
 use crate::error::Error;
+use crate::options::{AUTHOR, NAME, OptionKind, option_specs};
 use crate::position::Position;
-use crate::search::{ScoreBound, SearchHandler, SearchInfo};
+use crate::report::{ScoreBound, SearchHandler, SearchInfo};
 use crate::timeman::Limits;
 
 /// Where UCI output goes: shared by the input thread and the search's reporting thread, one
@@ -206,10 +207,7 @@ impl Uci {
                 ["off"] => self.debug = false,
                 _ => return Err(Error::InvalidCommand("usage: debug on|off".into())),
             },
-            "isready" => {
-                self.engine.sync();
-                self.out.line("readyok");
-            }
+            "isready" => self.out.line("readyok"),
             "setoption" => self.setoption(args)?,
             "register" => {}
             "ucinewgame" => self.engine.new_game(),
@@ -218,11 +216,7 @@ impl Uci {
             "stop" => self.engine.stop(),
             "ponderhit" => self.engine.ponderhit(),
             "quit" => return Ok(Flow::Quit),
-            "bench" => {
-                self.ensure_idle()?;
-                let config = bench::BenchConfig::parse(args)?;
-                bench::run_uci(&config, &self.out)?;
-            }
+            "bench" => self.bench(args)?,
             "d" => self.display(),
             "eval" => self.out.line(&self.engine.eval_trace().to_string()),
             _ => {
@@ -237,6 +231,26 @@ impl Uci {
 
     fn ensure_idle(&mut self) -> Result<(), Error> {
         self.engine.idle()
+    }
+
+    /// `bench [hash] [threads] [depth]`: progress and summary as UCI lines.
+    fn bench(&mut self, args: &[&str]) -> Result<(), Error> {
+        self.ensure_idle()?;
+        let config = BenchConfig::parse(args)?;
+        let n = bench_positions().len();
+        let report = config.run(|i, r| {
+            self.out.line(&format!(
+                "info string bench position {}/{n} bestmove {} nodes {} time {}",
+                i + 1,
+                r.best,
+                r.nodes,
+                r.time.as_millis()
+            ));
+        })?;
+        for line in report.summary().lines() {
+            self.out.line(line);
+        }
+        Ok(())
     }
 
     fn uci(&mut self) {

@@ -1,7 +1,7 @@
 //! The C library: the committed header matches cbindgen's output, and C programs built with
 //! strict warnings against it and linked against both the static and the shared library pass.
 //!
-//! Regenerate the header after changing `src/ffi.rs`: `LAZULI_BLESS=1 cargo test --test c_api header`.
+//! Regenerate the header after changing `src/ffi/`: `LAZULI_BLESS=1 cargo test --test c_api header`.
 
 use std::path::Path;
 
@@ -16,7 +16,7 @@ fn generate_header() -> String {
         .with_crate(root())
         .with_config(config)
         .generate()
-        .expect("cbindgen parses src/ffi.rs")
+        .expect("cbindgen parses src/ffi/")
         .write(&mut out);
     String::from_utf8(out).unwrap()
 }

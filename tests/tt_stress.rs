@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 
 use lazuli::Score;
-use lazuli::tt::{Bound, PackedMove, TranspositionTable, TtHit};
+use lazuli::{Bound, PackedMove, TranspositionTable, TtHit};
 
 /// The data every thread stores under `key` (nonzero move, so stores never merge moves).
 fn data_for(key: u64) -> (PackedMove, Score, Score, i32, Bound) {

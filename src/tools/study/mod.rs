@@ -17,135 +17,18 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use shakmaty::{Chess, Move, Position as _};
+use lazuli::{
+    Engine, Error, Limits, NullMoveMode, Position, SearchControl, SearchHandler, SearchInfo,
+};
+use shakmaty::Move;
 
-use crate::engine::Engine;
-use crate::error::Error;
-use crate::eval::non_pawn_material;
-use crate::position::Position;
-use crate::score::ScoreKind;
-use crate::search::{NullMoveMode, SearchHandler, SearchInfo};
-use crate::threads::SearchControl;
-use crate::timeman::Limits;
+use super::{progress_bar, write_file};
+pub use epd::{EpdRecord, parse_suite};
 
-/// One EPD record: a position and what it asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EpdRecord {
-    /// 1-based line number in the suite.
-    pub line: usize,
-    /// The `id` operation, or `line N`.
-    pub id: String,
-    /// The position (four FEN fields, counters added).
-    pub fen: String,
-    /// `bm`: the best moves (any of them solves).
-    pub bm: Vec<Move>,
-    /// `am`: moves to avoid.
-    pub am: Vec<Move>,
-    /// `dm`: mate in this many moves.
-    pub dm: Option<u32>,
-}
-
-impl EpdRecord {
-    /// True when either side has nothing but king and pawns (the paper left these out).
-    pub fn is_king_and_pawns(&self) -> bool {
-        let pos = Position::from_fen(&self.fen).expect("parsed before");
-        let board = pos.chess().board();
-        shakmaty::Color::ALL
-            .into_iter()
-            .any(|c| non_pawn_material(board, c) == 0)
-    }
-
-    /// Whether `best` (with the final score) solves the record: for `dm N` a mate in at most
-    /// N found; otherwise one of the `bm` moves and none of the `am` moves. `None` when the
-    /// record asks nothing.
-    pub fn solved(&self, best: Option<Move>, score: ScoreKind) -> Option<bool> {
-        if let Some(n) = self.dm {
-            return Some(matches!(score, ScoreKind::Mate(m) if m > 0 && m as u32 <= n));
-        }
-        if self.bm.is_empty() && self.am.is_empty() {
-            return None;
-        }
-        let best = best?;
-        Some((self.bm.is_empty() || self.bm.contains(&best)) && !self.am.contains(&best))
-    }
-}
-
-/// Parses an EPD suite (`<4 FEN fields> op args; op args; ...`), with `bm`/`am` in SAN.
-///
-/// # Errors
-///
-/// [`Error::InvalidFen`] or [`Error::IllegalMove`] naming the line.
-pub fn parse_suite(text: &str) -> Result<Vec<EpdRecord>, Error> {
-    let mut records = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.splitn(5, ' ').collect();
-        if fields.len() < 4 {
-            return Err(Error::InvalidFen(format!(
-                "line {}: not an EPD record",
-                i + 1
-            )));
-        }
-        let fen = format!("{} 0 1", fields[..4].join(" "));
-        let pos = Position::from_fen(&fen)
-            .map_err(|e| Error::InvalidFen(format!("line {}: {e}", i + 1)))?;
-        let chess: Chess = pos.chess().clone();
-        let mut record = EpdRecord {
-            line: i + 1,
-            id: format!("line {}", i + 1),
-            fen,
-            bm: Vec::new(),
-            am: Vec::new(),
-            dm: None,
-        };
-        for op in epd_operations(fields.get(4).unwrap_or(&"")) {
-            let op = op.trim();
-            let (name, args) = op.split_once(' ').unwrap_or((op, ""));
-            let sans = |args: &str| -> Result<Vec<Move>, Error> {
-                args.split_whitespace()
-                    .map(|san| {
-                        san.parse::<shakmaty::san::San>()
-                            .ok()
-                            .and_then(|s| s.to_move(&chess).ok())
-                            .ok_or_else(|| Error::IllegalMove(format!("line {}: '{san}'", i + 1)))
-                    })
-                    .collect()
-            };
-            match name {
-                "bm" => record.bm = sans(args)?,
-                "am" => record.am = sans(args)?,
-                "dm" => record.dm = args.trim().parse().ok(),
-                "id" => record.id = args.trim().trim_matches('"').to_owned(),
-                _ => {}
-            }
-        }
-        records.push(record);
-    }
-    Ok(records)
-}
-
-/// The operations of an EPD record: split at `;` outside double-quoted strings (a comment such
-/// as `c1 "did not confirm; bm from the PV"` is one operation).
-fn epd_operations(text: &str) -> Vec<&str> {
-    let mut ops = Vec::new();
-    let mut start = 0;
-    let mut quoted = false;
-    for (i, c) in text.char_indices() {
-        match c {
-            '"' => quoted = !quoted,
-            ';' if !quoted => {
-                ops.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    ops.push(&text[start..]);
-    ops
-}
+mod epd;
+mod report;
+#[cfg(test)]
+mod tests;
 
 /// A null-move setting to compare: `std2`, `verified3`, `off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -502,8 +385,8 @@ pub fn run(
             s.spawn(|| {
                 let work = || -> Result<(), Error> {
                     let mut engine = Engine::new()?;
-                    engine.set_option("Threads", "1")?;
-                    engine.set_option("Hash", &config.hash_mb.to_string())?;
+                    engine.set_threads(1)?;
+                    engine.set_hash_mb(config.hash_mb)?;
                     engine.set_option("LMR", if config.lmr { "true" } else { "false" })?;
                     engine.set_option("Pruning", if config.pruning { "true" } else { "false" })?;
                     stop.controls
@@ -556,132 +439,6 @@ pub fn run(
     })
 }
 
-impl StudyReport {
-    /// Total nodes of `mode` at `depth` over every studied position.
-    pub fn total_nodes(&self, mode: Mode, depth: u32) -> u64 {
-        let name = mode.name();
-        self.rows
-            .iter()
-            .filter(|r| r.mode == name && r.depth == depth)
-            .map(|r| r.nodes)
-            .sum()
-    }
-
-    /// Positions solved by `mode` at `depth`, and how many could be.
-    pub fn solved(&self, mode: Mode, depth: u32) -> (usize, usize) {
-        let name = mode.name();
-        let rows = self
-            .rows
-            .iter()
-            .filter(|r| r.mode == name && r.depth == depth && r.solved.is_some());
-        rows.fold((0, 0), |(s, n), r| {
-            (s + usize::from(r.solved == Some(true)), n + 1)
-        })
-    }
-
-    fn reference(&self) -> Option<Mode> {
-        let verified3 = Mode {
-            null_move: NullModeKey::Verified,
-            r: 3,
-        };
-        self.modes.contains(&verified3).then_some(verified3)
-    }
-
-    /// The summary tables in Markdown.
-    pub fn markdown(&self) -> String {
-        let mut s = format!(
-            "{} positions in the suite, {} left out as king and pawns only, {} studied{}.\n\n",
-            self.suite_positions,
-            self.skipped_kp,
-            self.studied,
-            if self.interrupted {
-                " (interrupted)"
-            } else {
-                ""
-            }
-        );
-        let header = |s: &mut String, first: &str| {
-            s.push_str(&format!("| {first} |"));
-            for m in &self.modes {
-                s.push_str(&format!(" {} |", m.name()));
-            }
-            s.push_str("\n|---|");
-            for _ in &self.modes {
-                s.push_str("---:|");
-            }
-            s.push('\n');
-        };
-        s.push_str("Total nodes");
-        if let Some(r) = self.reference() {
-            s.push_str(&format!(" (percentage against {})", r.name()));
-        }
-        s.push_str(":\n\n");
-        header(&mut s, "depth");
-        for &d in &self.depths {
-            s.push_str(&format!("| {d} |"));
-            let reference = self.reference().map(|r| self.total_nodes(r, d));
-            for &m in &self.modes {
-                let n = self.total_nodes(m, d);
-                let pct = match reference {
-                    Some(base) if base > 0 && Some(m) != self.reference() => {
-                        format!(" ({:+.1}%)", (n as f64 / base as f64 - 1.0) * 100.0)
-                    }
-                    _ => String::new(),
-                };
-                s.push_str(&format!(" {}{pct} |", thousands(n)));
-            }
-            s.push('\n');
-        }
-        if self.rows.iter().any(|r| r.solved.is_some()) {
-            s.push_str("\nSolved positions:\n\n");
-            header(&mut s, "depth");
-            for &d in &self.depths {
-                s.push_str(&format!("| {d} |"));
-                for &m in &self.modes {
-                    let (solved, of) = self.solved(m, d);
-                    s.push_str(&format!(" {solved} / {of} |"));
-                }
-                s.push('\n');
-            }
-        }
-        s
-    }
-
-    /// The rows as CSV.
-    pub fn csv(&self) -> String {
-        let mut s = String::from("position,id,mode,depth,nodes,time_ms,best,score,solved\n");
-        for r in &self.rows {
-            let solved = r.solved.map_or(String::new(), |b| b.to_string());
-            s.push_str(&format!(
-                "{},\"{}\",{},{},{},{},{},{},{}\n",
-                r.position,
-                r.id.replace('"', "'"),
-                r.mode,
-                r.depth,
-                r.nodes,
-                r.time_ms,
-                r.best,
-                r.score,
-                solved
-            ));
-        }
-        s
-    }
-}
-
-/// 1,234,567.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// `lazuli study nullmove ...`: progress on stderr, tables on stdout, files as asked. Ctrl-C
 /// stops the running searches and still writes the rows done.
 ///
@@ -704,13 +461,7 @@ pub fn run_cli(args: &[&str]) -> Result<(), Error> {
     let total = parse_suite(&text)?
         .len()
         .min(config.limit.unwrap_or(usize::MAX));
-    let bar = indicatif::ProgressBar::new(total as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} positions, {elapsed} elapsed, about {eta} left",
-        )
-        .expect("a valid template"),
-    );
+    let bar = progress_bar(total as u64);
     let report = run(&config, || bar.inc(1), &stop)?;
     bar.finish_and_clear();
     if report.interrupted {
@@ -718,65 +469,17 @@ pub fn run_cli(args: &[&str]) -> Result<(), Error> {
     }
     let markdown = report.markdown();
     print!("{markdown}");
-    let write = |path: &PathBuf, text: String| {
-        std::fs::write(path, text)
-            .map_err(|e| Error::InvalidCommand(format!("cannot write {}: {e}", path.display())))
-    };
     if let Some(p) = &config.csv {
-        write(p, report.csv())?;
+        write_file(p, &report.csv())?;
     }
     if let Some(p) = &config.json {
-        write(
+        write_file(
             p,
-            serde_json::to_string_pretty(&report.rows).expect("plain data"),
+            &serde_json::to_string_pretty(&report.rows).expect("plain data"),
         )?;
     }
     if let Some(p) = &config.markdown {
-        write(p, markdown)?;
+        write_file(p, &markdown)?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn modes_parse() {
-        assert_eq!(Mode::parse("std2").unwrap().name(), "std2");
-        assert_eq!(Mode::parse("Verified3").unwrap().name(), "verified3");
-        assert_eq!(Mode::parse("vrfd3").unwrap().name(), "verified3");
-        assert_eq!(Mode::parse("off").unwrap().name(), "off");
-        for bad in ["std0", "std5", "verified", "x3", ""] {
-            assert!(Mode::parse(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn epd_records_and_solving() {
-        let suite = "r1b1k2r/pp3ppp/2n1pn2/q7/1bPP4/2N2N2/P2BQPPP/R3KB1R b KQkq - bm Bxc3 Qa3; am O-O; id \"t.1\";\n\
-                     8/8/8/4k3/8/8/4P3/4K3 w - - bm Kd2; id \"kp\";\n\
-                     2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - bm Qa5; dm 2; id \"m2\";\n";
-        let records = parse_suite(suite).unwrap();
-        assert_eq!(records.len(), 3);
-        let r = &records[0];
-        assert_eq!((r.id.as_str(), r.bm.len(), r.am.len()), ("t.1", 2, 1));
-        assert_eq!(r.solved(Some(r.bm[1]), ScoreKind::Cp(0)), Some(true));
-        assert_eq!(r.solved(Some(r.am[0]), ScoreKind::Cp(0)), Some(false));
-        assert!(!r.is_king_and_pawns());
-        assert!(records[1].is_king_and_pawns());
-        let m2 = &records[2];
-        assert_eq!(m2.dm, Some(2));
-        assert_eq!(m2.solved(None, ScoreKind::Mate(2)), Some(true));
-        assert_eq!(m2.solved(None, ScoreKind::Mate(3)), Some(false));
-        assert_eq!(m2.solved(None, ScoreKind::Cp(900)), Some(false));
-        // A `;` inside a quoted comment does not start an operation.
-        let commented = parse_suite(
-            "2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 w - - bm Qa5; dm 2; c1 \"unconfirmed; bm from the PV\"; id \"c\";",
-        )
-        .unwrap();
-        assert_eq!((commented[0].id.as_str(), commented[0].bm.len()), ("c", 1));
-        assert!(parse_suite("8/8/8 w - - bm Kd2;").is_err());
-        assert!(parse_suite("4k3/8/8/8/8/8/4P3/4K3 w - - bm Ke8;").is_err());
-    }
 }

@@ -1,4 +1,4 @@
-//! Static evaluation: a tapered (middlegame/endgame) sum of terms, in centipawns from the side
+//! The hand-crafted evaluation: a tapered (middlegame/endgame) sum of terms, in centipawns from the side
 //! to move.
 //!
 //! Terms, each computed for both colours the same way so that a position and its colour-swapped
@@ -20,7 +20,7 @@ use std::fmt::{self, Write as _};
 use std::ops::{Add, AddAssign, Mul, Neg, Sub};
 
 use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
-use shakmaty::{Bitboard, Board, Chess, Color, Position as _, Role, Square};
+use shakmaty::{Bitboard, Chess, Color, Position as _, Role, Square};
 
 use crate::score::Score;
 
@@ -425,16 +425,6 @@ impl fmt::Display for Trace {
         let _ = write!(out, "Final evaluation: {} (side to move)", self.score.0);
         f.write_str(&out)
     }
-}
-
-/// Material of `color` without king and pawns, in pawn units of the phase weights (used by the
-/// study's king-and-pawn filter and by search heuristics).
-pub fn non_pawn_material(board: &Board, color: Color) -> i32 {
-    let us = board.by_color(color);
-    [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
-        .into_iter()
-        .map(|r| PHASE_WEIGHT[r as usize - 1] * (board.by_role(r) & us).count() as i32)
-        .sum()
 }
 
 #[cfg(test)]

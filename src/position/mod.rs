@@ -15,15 +15,19 @@
 //! Castling always uses shakmaty's Chess960 castling mode internally: it handles standard chess
 //! identically and accepts Shredder-FEN, X-FEN and `KQkq` castling fields alike.
 
+mod keys;
+mod moves;
+
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, MoveList, Piece,
-    Position as _, Role, Square,
+    Bitboard, CastlingMode, Chess, Color, EnPassantMode, Move, MoveList, Position as _,
 };
 
 use crate::error::Error;
+use keys::{full_key, key_after};
+pub(crate) use moves::{SEE_VALUE, gives_check, is_tactical, see_ge, tactical_moves};
 
 /// One entry of the state stack: a position and what search needs to know about its past.
 #[derive(Clone, Debug)]
@@ -136,11 +140,6 @@ impl Position {
     /// Reserves room for `additional` more pushes, so the search never reallocates.
     pub fn reserve(&mut self, additional: usize) {
         self.states.reserve(additional);
-    }
-
-    /// Forgets the game history, keeping only the current position (for tests and the study).
-    pub fn without_history(&self) -> Position {
-        Position::from_chess(self.chess().clone())
     }
 
     /// Plays a legal move. The caller guarantees legality: the move came from
@@ -308,87 +307,6 @@ impl Position {
             .expect("the mirror of a legal position is legal");
         Position::from_chess(chess)
     }
-}
-
-/// The Zobrist key of a position computed from scratch.
-pub fn full_key(chess: &Chess) -> u64 {
-    chess
-        .zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal)
-        .0
-}
-
-fn piece_key(sq: Square, role: Role, color: Color) -> u64 {
-    Zobrist64::zobrist_for_piece(sq, Piece { color, role }).0
-}
-
-/// Bits of the castling rights that `Zobrist64` hashes, one per colour and side.
-fn castling_bits(chess: &Chess) -> u8 {
-    let castles = chess.castles();
-    let mut bits = 0;
-    for (i, (color, side)) in CASTLING.iter().enumerate() {
-        if castles.has(*color, *side) {
-            bits |= 1 << i;
-        }
-    }
-    bits
-}
-
-const CASTLING: [(Color, CastlingSide); 4] = [
-    (Color::White, CastlingSide::KingSide),
-    (Color::White, CastlingSide::QueenSide),
-    (Color::Black, CastlingSide::KingSide),
-    (Color::Black, CastlingSide::QueenSide),
-];
-
-fn ep_key(file: Option<File>) -> u64 {
-    file.map_or(0, |f| Zobrist64::zobrist_for_en_passant_file(f).0)
-}
-
-/// The key of `after`, the position reached by playing `m` in `before`, whose key is `key`.
-fn key_after(before: &Chess, key: u64, m: Move, after: &Chess) -> u64 {
-    let us = before.turn();
-    let them = !us;
-    let mut key = key ^ Zobrist64::zobrist_for_white_turn().0;
-    match m {
-        Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } => {
-            key ^= piece_key(from, role, us) ^ piece_key(to, promotion.unwrap_or(role), us);
-            if let Some(captured) = capture {
-                key ^= piece_key(to, captured, them);
-            }
-        }
-        Move::EnPassant { from, to } => {
-            let captured = Square::from_coords(to.file(), from.rank());
-            key ^= piece_key(from, Role::Pawn, us)
-                ^ piece_key(to, Role::Pawn, us)
-                ^ piece_key(captured, Role::Pawn, them);
-        }
-        Move::Castle { king, rook } => {
-            let side = CastlingSide::from_king_side(king < rook);
-            let king_to = Square::from_coords(side.king_to_file(), king.rank());
-            let rook_to = Square::from_coords(side.rook_to_file(), king.rank());
-            key ^= piece_key(king, Role::King, us)
-                ^ piece_key(king_to, Role::King, us)
-                ^ piece_key(rook, Role::Rook, us)
-                ^ piece_key(rook_to, Role::Rook, us);
-        }
-        Move::Put { .. } => unreachable!("no drops in standard chess"),
-    }
-    let changed = castling_bits(before) ^ castling_bits(after);
-    if changed != 0 {
-        for (i, (color, side)) in CASTLING.iter().enumerate() {
-            if changed & (1 << i) != 0 {
-                key ^= Zobrist64::zobrist_for_castling_right(*color, *side).0;
-            }
-        }
-    }
-    key ^ ep_key(before.pseudo_legal_ep_square().map(Square::file))
-        ^ ep_key(after.pseudo_legal_ep_square().map(Square::file))
 }
 
 #[cfg(test)]

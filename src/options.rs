@@ -1,0 +1,265 @@
+//! The engine's options: the table that `uci` lists and the C API describes, the current
+//! values, and the parsing of a name and a text value into a typed [`Setting`].
+//!
+//! To add an option: a row in [`option_specs`], a variant in [`Setting`] with its parse arm in
+//! [`Setting::parse`], a field in [`Options`] (or an action in the engine facade), and a line
+//! in the README's options table.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use crate::error::Error;
+use crate::search::NullMoveMode;
+
+/// The engine's name and version, as `uci` reports them.
+pub const NAME: &str = concat!("lazuli ", env!("CARGO_PKG_VERSION"));
+/// The authors.
+pub const AUTHOR: &str = "the lazuli developers";
+
+/// The most threads `Threads` accepts.
+pub const MAX_THREADS: usize = 1024;
+
+/// The type and range of an option, as the UCI `option` line describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// An integer in `min..=max`.
+    Spin { default: i64, min: i64, max: i64 },
+    /// `true` or `false`.
+    Check { default: bool },
+    /// One of `vars`.
+    Combo {
+        default: &'static str,
+        vars: &'static [&'static str],
+    },
+    /// An action without a value.
+    Button,
+}
+
+/// One engine option.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    /// The name, as UCI shows it (matched without regard to case).
+    pub name: &'static str,
+    /// Type, default and range.
+    pub kind: OptionKind,
+}
+
+const NULL_MOVE_VARS: &[&str] = &["verified", "standard", "off"];
+
+/// The machine's memory in MB, the upper end of `Hash` (Linux `/proc/meminfo`; elsewhere
+/// Stockfish's 64-bit maximum).
+fn max_hash_mb() -> i64 {
+    static MAX: LazyLock<i64> = LazyLock::new(|| {
+        std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|info| {
+                let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+                let kb: i64 = line.split_whitespace().nth(1)?.parse().ok()?;
+                Some(kb / 1024)
+            })
+            .unwrap_or(33_554_432)
+    });
+    *MAX
+}
+
+/// All options in the order `uci` lists them.
+pub fn option_specs() -> Vec<OptionSpec> {
+    use OptionKind::*;
+    let spec = |name, kind| OptionSpec { name, kind };
+    let spin = |default, min, max| Spin { default, min, max };
+    vec![
+        spec("Threads", spin(1, 1, MAX_THREADS as i64)),
+        spec("Hash", spin(16, 1, max_hash_mb())),
+        spec("Clear Hash", Button),
+        spec("MultiPV", spin(1, 1, 256)),
+        spec("Ponder", Check { default: false }),
+        spec("Move Overhead", spin(10, 0, 5000)),
+        spec("UCI_Chess960", Check { default: false }),
+        spec(
+            "NullMove",
+            Combo {
+                default: "verified",
+                vars: NULL_MOVE_VARS,
+            },
+        ),
+        spec("NullMoveR", spin(3, 1, 4)),
+        spec("LMR", Check { default: true }),
+        spec("Pruning", Check { default: true }),
+    ]
+}
+
+/// The current option values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Search threads.
+    pub threads: usize,
+    /// Hash table size in MB.
+    pub hash_mb: usize,
+    /// Principal variations reported.
+    pub multipv: usize,
+    /// The GUI may send `go ponder`.
+    pub ponder: bool,
+    /// Time kept in reserve for communication, per move.
+    pub move_overhead: Duration,
+    /// Castling moves as king-takes-rook.
+    pub chess960: bool,
+    /// Null-move pruning scheme and reduction.
+    pub null_move: NullMoveMode,
+    /// The null-move depth reduction R.
+    pub null_r: i32,
+    /// Late move reductions.
+    pub lmr: bool,
+    /// Futility, reverse futility, late move and SEE pruning.
+    pub pruning: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threads: 1,
+            hash_mb: 16,
+            multipv: 1,
+            ponder: false,
+            move_overhead: Duration::from_millis(10),
+            chess960: false,
+            null_move: NullMoveMode::Verified,
+            null_r: 3,
+            lmr: true,
+            pruning: true,
+        }
+    }
+}
+
+/// One validated option change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Setting {
+    Threads(usize),
+    Hash(usize),
+    ClearHash,
+    MultiPv(usize),
+    Ponder(bool),
+    MoveOverhead(Duration),
+    Chess960(bool),
+    NullMove(NullMoveMode),
+    NullMoveR(i32),
+    Lmr(bool),
+    Pruning(bool),
+}
+
+/// A value checked against its option's type and range.
+enum Value {
+    Int(i64),
+    Bool(bool),
+    Text(&'static str),
+    Press,
+}
+
+impl Setting {
+    /// Parses an option by its UCI name (any case) and a text value (ignored for buttons).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidOption`] for an unknown name or a value of the wrong type or out of
+    /// range.
+    pub(crate) fn parse(name: &str, value: &str) -> Result<Setting, Error> {
+        let specs = option_specs();
+        let spec = specs
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| Error::InvalidOption(format!("unknown option '{}'", name.trim())))?;
+        let setting = match (spec.name, parse_value(spec, value.trim())?) {
+            ("Threads", Value::Int(n)) => Setting::Threads(n as usize),
+            ("Hash", Value::Int(mb)) => Setting::Hash(mb as usize),
+            ("Clear Hash", Value::Press) => Setting::ClearHash,
+            ("MultiPV", Value::Int(n)) => Setting::MultiPv(n as usize),
+            ("Ponder", Value::Bool(b)) => Setting::Ponder(b),
+            ("Move Overhead", Value::Int(ms)) => {
+                Setting::MoveOverhead(Duration::from_millis(ms as u64))
+            }
+            ("UCI_Chess960", Value::Bool(b)) => Setting::Chess960(b),
+            ("NullMove", Value::Text(mode)) => Setting::NullMove(match mode {
+                "verified" => NullMoveMode::Verified,
+                "standard" => NullMoveMode::Standard,
+                _ => NullMoveMode::Off,
+            }),
+            ("NullMoveR", Value::Int(r)) => Setting::NullMoveR(r as i32),
+            ("LMR", Value::Bool(b)) => Setting::Lmr(b),
+            ("Pruning", Value::Bool(b)) => Setting::Pruning(b),
+            (name, _) => unreachable!("option {name} has a parse arm"),
+        };
+        Ok(setting)
+    }
+}
+
+impl Options {
+    /// Applies a setting that only changes a value (not `Threads`, `Hash` or `Clear Hash`,
+    /// which the engine applies itself); true if it did.
+    pub(crate) fn apply(&mut self, setting: &Setting) -> bool {
+        match *setting {
+            Setting::MultiPv(n) => self.multipv = n,
+            Setting::Ponder(b) => self.ponder = b,
+            Setting::MoveOverhead(d) => self.move_overhead = d,
+            Setting::Chess960(b) => self.chess960 = b,
+            Setting::NullMove(mode) => self.null_move = mode,
+            Setting::NullMoveR(r) => self.null_r = r,
+            Setting::Lmr(b) => self.lmr = b,
+            Setting::Pruning(b) => self.pruning = b,
+            Setting::Threads(_) | Setting::Hash(_) | Setting::ClearHash => return false,
+        }
+        true
+    }
+}
+
+fn parse_value(spec: &OptionSpec, text: &str) -> Result<Value, Error> {
+    let bad = |what: &str| {
+        Error::InvalidOption(format!(
+            "{} value '{text}' for option '{}'",
+            what, spec.name
+        ))
+    };
+    match &spec.kind {
+        OptionKind::Spin { min, max, .. } => {
+            let n: i64 = text.parse().map_err(|_| bad("not an integer:"))?;
+            if n < *min || n > *max {
+                return Err(Error::InvalidOption(format!(
+                    "value {n} for option '{}' is outside {min}..{max}",
+                    spec.name
+                )));
+            }
+            Ok(Value::Int(n))
+        }
+        OptionKind::Check { .. } => match text.to_ascii_lowercase().as_str() {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(bad("not true or false:")),
+        },
+        OptionKind::Combo { vars, .. } => vars
+            .iter()
+            .find(|v| v.eq_ignore_ascii_case(text))
+            .map(|v| Value::Text(v))
+            .ok_or_else(|| bad("not one of the choices:")),
+        OptionKind::Button => Ok(Value::Press),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_option_parses_its_default() {
+        for spec in option_specs() {
+            let value = match spec.kind {
+                OptionKind::Spin { default, .. } => default.to_string(),
+                OptionKind::Check { default } => default.to_string(),
+                OptionKind::Combo { default, .. } => default.to_owned(),
+                OptionKind::Button => String::new(),
+            };
+            let setting = Setting::parse(spec.name, &value).unwrap();
+            let mut options = Options::default();
+            let plain = options.apply(&setting);
+            // A value option at its default leaves the defaults as they were.
+            assert!(!plain || options == Options::default(), "{}", spec.name);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Every tunable constant of the search and the time manager, named in one place.
+//!
+//! A leaf module (it imports nothing), so that the search, the move ordering, the thread pool
+//! and the time manager all read their numbers from here without an import circle. Each
+//! constant says where it is used and where it comes from; a change to any of them changes
+//! the bench signature (but those of the time manager, which only act on timed searches).
+
+use std::time::Duration;
+
+// ---------------------------------------------------------------------------------------------
+// Iterative deepening and aspiration windows (search/mod.rs).
+// ---------------------------------------------------------------------------------------------
+
+/// Aspiration windows from this depth on; shallower iterations use the full window.
+pub(crate) const ASPIRATION_MIN_DEPTH: i32 = 4;
+/// Initial half-width of the aspiration window, in centipawns; it grows by half on each fail.
+pub(crate) const ASPIRATION_DELTA: i32 = 20;
+/// Once the half-width exceeds this, the window opens fully.
+pub(crate) const ASPIRATION_MAX_DELTA: i32 = 1000;
+
+// ---------------------------------------------------------------------------------------------
+// Pruning and reductions (search/alphabeta.rs).
+// ---------------------------------------------------------------------------------------------
+
+/// Reverse futility pruning: up to this depth ...
+pub(crate) const RFP_MAX_DEPTH: i32 = 7;
+/// ... when the static evaluation minus this margin per ply (one ply less when improving) is
+/// still at least beta.
+pub(crate) const RFP_MARGIN: i32 = 80;
+
+/// Late move pruning of quiet moves: up to this depth ...
+pub(crate) const LMP_MAX_DEPTH: i32 = 4;
+/// ... once more than `LMP_BASE + depth^2` (twice the square when improving) moves were tried.
+pub(crate) const LMP_BASE: usize = 3;
+
+/// Futility pruning of quiet moves: up to this depth ...
+pub(crate) const FUTILITY_MAX_DEPTH: i32 = 6;
+/// ... when the static evaluation plus `FUTILITY_BASE + FUTILITY_MARGIN * depth` is at most
+/// alpha.
+pub(crate) const FUTILITY_BASE: i32 = 100;
+/// See [`FUTILITY_BASE`].
+pub(crate) const FUTILITY_MARGIN: i32 = 80;
+
+/// SEE pruning: up to this depth, moves that lose more than a depth-scaled margin.
+pub(crate) const SEE_PRUNE_MAX_DEPTH: i32 = 5;
+/// Centipawns per ply a quiet move may lose by SEE before it is pruned.
+pub(crate) const SEE_QUIET_MARGIN: i32 = 60;
+/// Centipawns per ply a capture may lose by SEE before it is pruned.
+pub(crate) const SEE_TACTICAL_MARGIN: i32 = 100;
+
+/// Late move reductions from this depth on.
+pub(crate) const LMR_MIN_DEPTH: i32 = 3;
+/// The reduction table is `LMR_BASE + ln(depth) ln(moves) / LMR_DIVISOR` (Ethereal's formula).
+pub(crate) const LMR_BASE: f64 = 0.75;
+/// See [`LMR_BASE`].
+pub(crate) const LMR_DIVISOR: f64 = 2.25;
+/// One ply less (more) reduction per this much history score.
+pub(crate) const LMR_HISTORY_DIVISOR: i32 = 8192;
+
+/// Checking moves are extended while the ply is below this many times the root depth.
+pub(crate) const CHECK_EXTENSION_PLY_FACTOR: usize = 2;
+
+// ---------------------------------------------------------------------------------------------
+// Move-ordering statistics (search/history.rs).
+// ---------------------------------------------------------------------------------------------
+
+/// History scores stay within +-this (gravity formula).
+pub(crate) const HISTORY_MAX: i32 = 16_384;
+/// History bonus after a cutoff: `HISTORY_BONUS_SCALE * depth^2`, at most [`HISTORY_BONUS_MAX`].
+pub(crate) const HISTORY_BONUS_SCALE: i32 = 16;
+/// See [`HISTORY_BONUS_SCALE`].
+pub(crate) const HISTORY_BONUS_MAX: i32 = 1600;
+
+// ---------------------------------------------------------------------------------------------
+// Lazy SMP (search/mod.rs, threads.rs).
+// ---------------------------------------------------------------------------------------------
+
+/// Helper depth skipping (Stockfish 10 `SkipSize`/`SkipPhase`): helper `i` skips some
+/// iterations so the threads spread over neighbouring depths. Measured against no skipping in
+/// the README (time to depth 1.49-1.58 against 1.24-1.39 at 2 threads).
+pub(crate) const SKIP_SIZE: [u32; 20] =
+    [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+/// See [`SKIP_SIZE`].
+pub(crate) const SKIP_PHASE: [u32; 20] =
+    [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+/// Best-thread vote: a thread's weight is `(score - lowest score + VOTE_OFFSET) * depth`
+/// (Stockfish's `get_best_thread`).
+pub(crate) const VOTE_OFFSET: i32 = 14;
+
+// ---------------------------------------------------------------------------------------------
+// Time management (timeman.rs, search/manager.rs).
+// ---------------------------------------------------------------------------------------------
+
+/// Nodes between two clock checks by the main thread.
+pub(crate) const CHECK_EVERY: u64 = 512;
+/// Moves to the next time control assumed when the GUI does not say.
+pub(crate) const DEFAULT_MOVES_TO_GO: u32 = 25;
+/// At most this many moves are assumed to remain.
+pub(crate) const MAX_MOVES_TO_GO: u32 = 50;
+/// The hard limit never exceeds this share of the remaining time (numerator, denominator) ...
+pub(crate) const HARD_SHARE: (u32, u32) = (4, 5);
+/// ... and leaves at least this much of it.
+pub(crate) const HARD_RESERVE: Duration = Duration::from_millis(5);
+/// Share of the increment added to the soft limit (numerator, denominator).
+pub(crate) const INCREMENT_SHARE: (u32, u32) = (3, 4);
+/// The hard limit is at most this many times the soft limit.
+pub(crate) const HARD_OVER_SOFT: u32 = 5;
+/// The soft limit is scaled by this, indexed by the number of iterations the best move has
+/// stayed the same (capped at the last entry).
+pub(crate) const STABILITY_SCALE: [f64; 6] = [2.0, 1.4, 1.1, 0.9, 0.8, 0.7];
+
+// ---------------------------------------------------------------------------------------------
+// Reporting (search/manager.rs).
+// ---------------------------------------------------------------------------------------------
+
+/// Aspiration failures are reported as bounds once the search has run this long.
+pub(crate) const REPORT_BOUNDS_AFTER: Duration = Duration::from_secs(3);
+/// The root move being searched is reported once the search has run this long.
+pub(crate) const REPORT_CURRMOVE_AFTER: Duration = Duration::from_secs(1);

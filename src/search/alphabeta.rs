@@ -1,0 +1,335 @@
+//! The alpha-beta search: PVS (NegaScout) with verified null-move pruning, as a numbered
+//! outline. Each step names its source.
+
+use std::sync::LazyLock;
+
+use shakmaty::{MoveList, Position as _};
+
+use super::movepick::MovePicker;
+use super::{Best, NodeType, NonPv, Outcome, Pv, Searcher};
+use crate::params::{
+    CHECK_EXTENSION_PLY_FACTOR, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_MAX_DEPTH, LMP_BASE,
+    LMP_MAX_DEPTH, LMR_BASE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, RFP_MARGIN,
+    RFP_MAX_DEPTH, SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN,
+};
+use crate::position::{gives_check, is_tactical, see_ge};
+use crate::score::{MAX_PLY, Score};
+use crate::search::NullMoveMode;
+use crate::tt::Bound;
+
+/// Late move reduction table, `LMR_BASE + ln(depth) ln(moves) / LMR_DIVISOR`.
+static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
+    let mut t = [[0; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
+        }
+    }
+    t
+});
+
+impl Searcher<'_> {
+    /// PVS (NegaScout; Campbell and Marsland 1983, Reinefeld 1983) at a node `depth` plies
+    /// from the horizon, `ply` plies from the root, with the verification flag of verified
+    /// null-move pruning (true at the root).
+    pub(super) fn search<N: NodeType>(
+        &mut self,
+        mut alpha: Score,
+        mut beta: Score,
+        depth: i32,
+        ply: usize,
+        verify: bool,
+    ) -> Outcome {
+        // Step 1. The horizon: resolve captures in quiescence search.
+        if depth <= 0 {
+            return self.qsearch::<N>(alpha, beta, ply);
+        }
+
+        // Step 2. Count the node; stop when told to.
+        self.tick()?;
+        self.pv.clear(ply);
+        if N::PV {
+            self.seldepth = self.seldepth.max(ply + 1);
+        }
+        let in_check = self.pos.in_check();
+
+        if !N::ROOT {
+            // Step 3. Draws by rule, and the ply limit.
+            if self.pos.is_draw(ply) {
+                return Ok(Score::DRAW);
+            }
+            if ply >= MAX_PLY - 1 {
+                return Ok(if in_check {
+                    Score::DRAW
+                } else {
+                    crate::eval::evaluate(self.pos.chess())
+                });
+            }
+            // Step 4. Mate-distance pruning: no score here can beat a shorter mate already
+            // found (chessprogramming wiki, "Mate Distance Pruning").
+            alpha = alpha.max(Score::mated_in(ply));
+            beta = beta.min(Score::mate_in(ply + 1));
+            if alpha >= beta {
+                return Ok(alpha);
+            }
+        }
+
+        // Step 5. Transposition table lookup. The stored move is checked for legality.
+        let key = self.pos.key();
+        let tt_hit = self.tt.probe(key);
+        let tt_move = if N::ROOT {
+            None
+        } else {
+            tt_hit.and_then(|h| h.mv.to_move(self.pos.chess()))
+        };
+        if !N::PV
+            && let Some(hit) = tt_hit
+            && hit.depth >= depth
+            && let Some(score) = Self::tt_cutoff(&hit, ply, alpha, beta)
+        {
+            return Ok(score);
+        }
+
+        // Step 6. Static evaluation (none in check).
+        let eval = self.static_eval(in_check, tt_hit);
+        self.stack[ply].eval = eval;
+        let improving = match (eval, ply.checked_sub(2).and_then(|p| self.stack[p].eval)) {
+            (Some(now), Some(before)) => now > before,
+            _ => false,
+        };
+        self.stack[ply + 2].killers = [None; 2];
+        let config = self.job.config;
+
+        // Step 7. Reverse futility pruning (static null move; chessprogramming wiki, "Reverse
+        // Futility Pruning"): far above beta near the horizon, assume a cutoff.
+        if !N::PV
+            && config.pruning
+            && let Some(eval) = eval
+            && depth <= RFP_MAX_DEPTH
+            && !beta.is_mate()
+            && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+        {
+            return Ok(eval);
+        }
+
+        // Step 8. Null-move pruning: standard (pass the turn, cut off if the reduced search
+        // still fails high) or verified (Tabibi and Netanyahu, ICGA Journal 2002, Figure 3:
+        // with `verify` set a fail-high does not cut off; the node is searched one ply
+        // shallower with `verify` cleared for the subtree, and searched again at full depth
+        // with `verify` set if it then fails low, which reveals a zugzwang).
+        // null_ok(): not at a PV node (a fail-high there is re-searched without the null-move
+        // cutoffs that would hide a mate), not in check, not right after a null move, beta not
+        // a mate score (a side being mated would pass and "escape" at the reduced depth), and
+        // the static evaluation at least beta (below it a null move would rarely fail high).
+        let mut depth = depth;
+        let mut verify = verify;
+        let mut null_fail_high = false;
+        let null_mode = config.null_move;
+        if !N::PV
+            && null_mode != NullMoveMode::Off
+            && !in_check
+            && !self.stack[ply].after_null
+            && !beta.is_mate()
+            && eval.is_some_and(|e| e >= beta)
+            && (null_mode == NullMoveMode::Standard || !verify || depth > 1)
+            && self.pos.push_null()
+        {
+            self.stack[ply + 1].after_null = true;
+            let child_verify = null_mode == NullMoveMode::Verified && verify;
+            let result = self.search::<NonPv>(
+                -beta,
+                -beta + 1,
+                depth - config.null_r - 1,
+                ply + 1,
+                child_verify,
+            );
+            self.stack[ply + 1].after_null = false;
+            self.pos.pop();
+            let value = -result?;
+            if value >= beta {
+                // A mate score from a search where one side passed is not proven.
+                let value = if value.is_mate() { beta } else { value };
+                if null_mode == NullMoveMode::Verified && verify {
+                    depth -= 1;
+                    verify = false;
+                    null_fail_high = true;
+                } else {
+                    return Ok(value);
+                }
+            }
+        }
+
+        // Steps 9 to 14: the move loop, entered again once on a zugzwang (Step 15).
+        let original_alpha = alpha;
+        let side = self.pos.turn();
+        let best = loop {
+            let mut best = Best::new(-Score::INFINITE);
+            let mut move_count = 0usize;
+            let mut quiets_tried = MoveList::new();
+            let mut picker = MovePicker::new(tt_move, self.stack[ply].killers);
+            let mut root_index = self.pv_index;
+            alpha = original_alpha;
+
+            loop {
+                // Step 9. Next move: the root's list in order, or the move picker.
+                let m = if N::ROOT {
+                    let Some(rm) = self.root_moves.get(root_index) else {
+                        break;
+                    };
+                    root_index += 1;
+                    rm.mv
+                } else {
+                    match picker.next(self.pos.chess(), self.history) {
+                        Some(m) => m,
+                        None => break,
+                    }
+                };
+                move_count += 1;
+                let quiet = !is_tactical(m);
+                let gives_check = gives_check(self.pos.chess(), m);
+
+                // Step 10. Pruning at shallow depth, once a move has kept us from being mated,
+                // never of a checking move: late move pruning of quiet moves, futility pruning
+                // of quiet moves (chessprogramming wiki, "Futility Pruning"), and SEE pruning of
+                // moves that lose material.
+                if !N::ROOT
+                    && config.pruning
+                    && best.score > -Score::MATE_BOUND
+                    && move_count > 1
+                    && !gives_check
+                {
+                    if quiet && !in_check {
+                        if depth <= LMP_MAX_DEPTH
+                            && move_count
+                                > LMP_BASE + (depth * depth) as usize * (1 + usize::from(improving))
+                        {
+                            continue;
+                        }
+                        if let Some(eval) = eval
+                            && depth <= FUTILITY_MAX_DEPTH
+                            && eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                        {
+                            continue;
+                        }
+                    }
+                    let margin = if quiet {
+                        SEE_QUIET_MARGIN
+                    } else {
+                        SEE_TACTICAL_MARGIN
+                    };
+                    if depth <= SEE_PRUNE_MAX_DEPTH
+                        && !see_ge(self.pos.chess().board(), m, -margin * depth)
+                    {
+                        continue;
+                    }
+                }
+
+                if N::ROOT
+                    && let Some(main) = &mut self.main
+                {
+                    let number = root_index - self.pv_index;
+                    main.report_currmove(self.job, self.root_depth as u32, m, number);
+                }
+                self.pos.push(m);
+                self.tt.prefetch(self.pos.key());
+                debug_assert_eq!(gives_check, self.pos.in_check());
+
+                // Step 11. Check extension: a checking move is searched one ply deeper.
+                let extension = i32::from(
+                    gives_check && ply < CHECK_EXTENSION_PLY_FACTOR * self.root_depth as usize,
+                );
+                let new_depth = depth - 1 + extension;
+
+                // Step 12. PVS with late move reductions: the first move with the full window,
+                // the others with a zero window (reduced when late and quiet), re-searched
+                // when they beat alpha.
+                let score = if move_count == 1 {
+                    -self
+                        .search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify)
+                        .inspect_err(|_| self.pos.pop())?
+                } else {
+                    let mut reduction = 0;
+                    if config.lmr && depth >= LMR_MIN_DEPTH && quiet && !in_check && !gives_check {
+                        reduction = LMR[depth.min(63) as usize][move_count.min(63)];
+                        reduction -= i32::from(N::PV);
+                        reduction += i32::from(!improving);
+                        if self.stack[ply].killers.contains(&Some(m)) {
+                            reduction -= 1;
+                        }
+                        reduction -= self.history.get(side, m) / LMR_HISTORY_DIVISOR;
+                        reduction = reduction.clamp(0, new_depth - 1);
+                    }
+                    let mut s = -self
+                        .search::<NonPv>(-alpha - 1, -alpha, new_depth - reduction, ply + 1, verify)
+                        .inspect_err(|_| self.pos.pop())?;
+                    if s > alpha && reduction > 0 {
+                        s = -self
+                            .search::<NonPv>(-alpha - 1, -alpha, new_depth, ply + 1, verify)
+                            .inspect_err(|_| self.pos.pop())?;
+                    }
+                    if N::PV && s > alpha && s < beta {
+                        s = -self
+                            .search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify)
+                            .inspect_err(|_| self.pos.pop())?;
+                    }
+                    s
+                };
+                self.pos.pop();
+
+                if N::ROOT {
+                    let seldepth = self.seldepth;
+                    if let Some(rm) = self.root_moves.iter_mut().find(|rm| rm.mv == m) {
+                        let line = self.pv.line(1);
+                        rm.record(score, move_count == 1, alpha, beta, seldepth, line);
+                    }
+                }
+
+                // Step 13. Best move, principal variation, cutoff.
+                if self.improve::<N>(ply, m, score, &mut best, &mut alpha, beta) {
+                    if quiet {
+                        self.stack[ply].add_killer(m);
+                        self.history.reward_quiet(side, m, depth, &quiets_tried);
+                    }
+                    break;
+                }
+                if quiet {
+                    quiets_tried.push(m);
+                }
+            }
+
+            // Step 14. No legal move: checkmate or stalemate.
+            if move_count == 0 {
+                return Ok(if in_check {
+                    Score::mated_in(ply)
+                } else {
+                    Score::DRAW
+                });
+            }
+            if best.score == -Score::INFINITE {
+                best.score = alpha; // every move was pruned
+            }
+
+            // Step 15. Zugzwang detection of verified null-move pruning: the null move failed
+            // high but no real move reaches beta, so passing was better than moving. Restore
+            // the depth, set `verify` and search the node again.
+            if null_fail_high && best.score < beta {
+                depth += 1;
+                null_fail_high = false;
+                verify = true;
+                continue;
+            }
+            break best;
+        };
+
+        // Step 16. Store the result.
+        let bound = if best.score >= beta {
+            Bound::Lower
+        } else if N::PV && best.mv.is_some() {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt_store(key, ply, best, eval, depth, bound);
+        Ok(best.score)
+    }
+}

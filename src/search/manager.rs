@@ -1,0 +1,146 @@
+//! The main thread's duties (Stockfish's `SearchManager`): it alone reports to the handler,
+//! watches the clock and decides when the search is over. Helpers have no [`MainThread`].
+
+use shakmaty::Move;
+
+use super::job::Job;
+use super::root::RootMove;
+use crate::params::{REPORT_BOUNDS_AFTER, REPORT_CURRMOVE_AFTER, STABILITY_SCALE};
+use crate::report::{ScoreBound, SearchHandler, SearchInfo, nps};
+use crate::score::{Score, ScoreKind};
+use crate::state::SearchState;
+
+/// What only the main search thread owns. See the module documentation.
+pub(crate) struct MainThread<'a> {
+    handler: &'a mut dyn SearchHandler,
+    /// The best move of the last completed iteration.
+    last_best: Option<Move>,
+    /// Completed iterations in a row with the same best move.
+    stable_iterations: usize,
+}
+
+impl<'a> MainThread<'a> {
+    pub(crate) fn new(handler: &'a mut dyn SearchHandler) -> MainThread<'a> {
+        MainThread {
+            handler,
+            last_best: None,
+            stable_iterations: 0,
+        }
+    }
+
+    /// The clock check, every few hundred nodes: past the hard limit, never before depth 1 is
+    /// done, never while pondering.
+    pub(crate) fn out_of_time(&self, job: &Job, state: &SearchState, completed_depth: u32) -> bool {
+        completed_depth >= 1
+            && !state.clock.pondering()
+            && job.time.out_of_time(state.clock.elapsed(job.start))
+    }
+
+    /// After a completed iteration: is the search over? A mate within the `go mate` limit ends
+    /// it; while pondering nothing else does; a single legal move ends a timed search at once;
+    /// otherwise the soft limit, scaled by how many iterations the best move has held.
+    pub(crate) fn iteration_ends_search(
+        &mut self,
+        job: &Job,
+        state: &SearchState,
+        root_moves: &[RootMove],
+    ) -> bool {
+        let best = &root_moves[0];
+        self.stable_iterations = if Some(best.mv) == self.last_best {
+            self.stable_iterations + 1
+        } else {
+            0
+        };
+        self.last_best = Some(best.mv);
+
+        if let Some(mate) = job.limits.mate
+            && let ScoreKind::Mate(m) = best.score.kind()
+            && m > 0
+            && m as u32 <= mate
+        {
+            return true;
+        }
+        if state.clock.pondering() {
+            return false;
+        }
+        if root_moves.len() == 1 && job.time.soft.is_some() {
+            return true;
+        }
+        let scale = STABILITY_SCALE[self.stable_iterations.min(STABILITY_SCALE.len() - 1)];
+        job.time
+            .should_stop_iterating(state.clock.elapsed(job.start), scale)
+    }
+
+    /// One `info` line per principal variation, after an iteration (complete or stopped). A
+    /// line not searched in a stopped iteration shows the previous iteration's result.
+    pub(crate) fn report_iteration(
+        &mut self,
+        job: &Job,
+        depth: u32,
+        root_moves: &[RootMove],
+        multipv: usize,
+        nodes: u64,
+    ) {
+        let elapsed = job.start.elapsed();
+        let hashfull = job.tt.hashfull();
+        for (i, rm) in root_moves.iter().take(multipv).enumerate() {
+            let updated = rm.score > -Score::INFINITE;
+            if depth == 1 && !updated && i > 0 {
+                continue;
+            }
+            if !updated && rm.previous == -Score::INFINITE {
+                continue;
+            }
+            self.handler.on_info(&SearchInfo {
+                depth: if updated {
+                    depth
+                } else {
+                    depth.saturating_sub(1).max(1)
+                },
+                seldepth: rm.seldepth as u32,
+                multipv: i as u32 + 1,
+                score: if updated { rm.score } else { rm.previous },
+                bound: if updated { rm.bound } else { ScoreBound::Exact },
+                nodes,
+                nps: nps(nodes, elapsed),
+                time_ms: elapsed.as_millis() as u64,
+                hashfull,
+                pv: rm.pv.clone(),
+            });
+        }
+    }
+
+    /// After an aspiration failure, the bound, once the search has run a while.
+    pub(crate) fn report_bound(
+        &mut self,
+        job: &Job,
+        depth: u32,
+        rm: &RootMove,
+        pv_index: usize,
+        nodes: u64,
+    ) {
+        let elapsed = job.start.elapsed();
+        if elapsed < REPORT_BOUNDS_AFTER {
+            return;
+        }
+        self.handler.on_info(&SearchInfo {
+            depth,
+            seldepth: rm.seldepth as u32,
+            multipv: pv_index as u32 + 1,
+            score: rm.score,
+            bound: rm.bound,
+            nodes,
+            nps: nps(nodes, elapsed),
+            time_ms: elapsed.as_millis() as u64,
+            hashfull: job.tt.hashfull(),
+            pv: rm.pv.clone(),
+        });
+    }
+
+    /// The root move about to be searched, once the search has run a while.
+    pub(crate) fn report_currmove(&mut self, job: &Job, depth: u32, m: Move, number: usize) {
+        if job.start.elapsed() >= REPORT_CURRMOVE_AFTER {
+            self.handler.on_currmove(depth, m, number as u32);
+        }
+    }
+}

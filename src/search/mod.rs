@@ -1,0 +1,381 @@
+//! The search of one thread: iterative deepening with aspiration windows over a PVS
+//! (NegaScout) alpha-beta search with verified null-move pruning ([`alphabeta`]), and a
+//! quiescence search ([`qsearch`]).
+//!
+//! [`Searcher`] holds what belongs to one thread: its position stack, search stack, principal
+//! variation, node count, root moves, and a borrow of its move-ordering statistics. What the
+//! threads share (the table, the stop flag, the node counters, the results) is borrowed from
+//! [`SearchState`], [`ThreadSlots`] and the per-search [`Job`], which are only read here but
+//! for the atomics their contracts describe. The main thread also carries a [`MainThread`]:
+//! reporting, the clock, the stop decision.
+//!
+//! A stop (the `stop` command, a time or node limit) travels up the recursion as
+//! `Err(Stopped)` through `?`; no value computed after the stop is ever used.
+
+mod alphabeta;
+pub(crate) mod history;
+pub(crate) mod job;
+pub(crate) mod manager;
+mod movepick;
+mod qsearch;
+pub(crate) mod root;
+mod stack;
+
+use shakmaty::Move;
+
+use crate::params::{
+    ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, CHECK_EVERY, SKIP_PHASE,
+    SKIP_SIZE,
+};
+use crate::position::Position;
+use crate::score::{MAX_PLY, Score};
+use crate::state::{SearchState, ThreadResult, ThreadSlots};
+use crate::tt::{Bound, PackedMove, TranspositionTable, TtHit};
+use history::History;
+pub use job::NullMoveMode;
+pub(crate) use job::{Job, SearchConfig};
+use manager::MainThread;
+use root::RootMove;
+use stack::{Frame, PvTable};
+
+/// The best score of a node so far and the move that reached it (none while every move
+/// failed low).
+#[derive(Clone, Copy)]
+struct Best {
+    score: Score,
+    mv: Option<Move>,
+}
+
+impl Best {
+    fn new(score: Score) -> Best {
+        Best { score, mv: None }
+    }
+}
+
+/// The search was stopped; unwinds the recursion.
+#[derive(Debug)]
+pub(crate) struct Stopped;
+
+type Outcome = Result<Score, Stopped>;
+
+/// Node kinds as types (after viridithas `src/search.rs`): PV checks are constants.
+trait NodeType {
+    const PV: bool;
+    const ROOT: bool;
+}
+struct Root;
+struct Pv;
+struct NonPv;
+impl NodeType for Root {
+    const PV: bool = true;
+    const ROOT: bool = true;
+}
+impl NodeType for Pv {
+    const PV: bool = true;
+    const ROOT: bool = false;
+}
+impl NodeType for NonPv {
+    const PV: bool = false;
+    const ROOT: bool = false;
+}
+
+/// One thread's search. See the module documentation.
+pub(crate) struct Searcher<'a> {
+    id: usize,
+    job: &'a Job,
+    state: &'a SearchState,
+    slots: &'a ThreadSlots,
+    tt: &'a TranspositionTable,
+    history: &'a mut History,
+    /// The main thread's duties; `None` on helpers.
+    main: Option<MainThread<'a>>,
+    pos: Position,
+    stack: Vec<Frame>,
+    pv: PvTable,
+    root_moves: Vec<RootMove>,
+    root_depth: i32,
+    pv_index: usize,
+    completed_depth: u32,
+    nodes: u64,
+    /// The other threads' node total, read every [`CHECK_EVERY`] nodes.
+    others_nodes: u64,
+    seldepth: usize,
+}
+
+impl<'a> Searcher<'a> {
+    pub(crate) fn new(
+        id: usize,
+        job: &'a Job,
+        state: &'a SearchState,
+        slots: &'a ThreadSlots,
+        history: &'a mut History,
+        main: Option<MainThread<'a>>,
+    ) -> Searcher<'a> {
+        let mut pos = job.root.clone();
+        pos.reserve(MAX_PLY + 8);
+        Searcher {
+            id,
+            job,
+            state,
+            slots,
+            tt: &job.tt,
+            history,
+            main,
+            pos,
+            stack: stack::new_stack(),
+            pv: PvTable::new(),
+            root_moves: job.root_moves.iter().map(|&m| RootMove::new(m)).collect(),
+            root_depth: 0,
+            pv_index: 0,
+            completed_depth: 0,
+            nodes: 0,
+            others_nodes: 0,
+            seldepth: 0,
+        }
+    }
+
+    /// Iterative deepening (chessprogramming wiki, "Iterative Deepening"), with aspiration
+    /// windows. Returns this thread's result for the best-thread vote.
+    pub(crate) fn iterate(&mut self) -> ThreadResult {
+        // Only the main thread stops at the depth limit; helpers search on until it stops them
+        // (as in Stockfish), so no core idles while the main thread finishes its last depth.
+        let max_depth = match self.job.limits.depth {
+            Some(d) if self.main.is_some() => d.clamp(1, MAX_PLY as u32 - 1),
+            _ => MAX_PLY as u32 - 1,
+        };
+        let multipv = self
+            .job
+            .config
+            .multipv
+            .clamp(1, self.root_moves.len().max(1));
+
+        for depth in 1..=max_depth {
+            if self.skips(depth) {
+                continue;
+            }
+            self.root_depth = depth as i32;
+            for rm in &mut self.root_moves {
+                rm.previous = rm.score;
+                rm.score = -Score::INFINITE;
+            }
+            let mut stopped = false;
+            for pv_index in 0..multipv {
+                self.pv_index = pv_index;
+                self.seldepth = 0;
+                if self.aspiration(depth as i32).is_err() {
+                    stopped = true;
+                }
+                root::sort(&mut self.root_moves, pv_index);
+                if stopped {
+                    break;
+                }
+            }
+            root::sort(&mut self.root_moves, 0);
+            let nodes = self.total_nodes();
+            if let Some(main) = &mut self.main {
+                main.report_iteration(self.job, depth, &self.root_moves, multipv, nodes);
+            }
+            if stopped {
+                break;
+            }
+            self.completed_depth = depth;
+            self.publish();
+            if let Some(main) = &mut self.main
+                && main.iteration_ends_search(self.job, self.state, &self.root_moves)
+            {
+                break;
+            }
+        }
+        self.publish();
+        self.thread_result()
+    }
+
+    /// Lazy SMP: helpers skip some depths so that the threads spread out.
+    fn skips(&self, depth: u32) -> bool {
+        if self.main.is_some() {
+            return false;
+        }
+        let i = (self.id - 1) % SKIP_SIZE.len();
+        let ply = self.pos.len() as u32;
+        ((depth + ply + SKIP_PHASE[i]) / SKIP_SIZE[i]) % 2 == 1
+    }
+
+    /// One iteration of the current PV line inside an aspiration window.
+    fn aspiration(&mut self, depth: i32) -> Result<(), Stopped> {
+        let previous = self.root_moves[self.pv_index].previous;
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH
+            && !previous.is_mate()
+            && previous > -Score::INFINITE
+        {
+            (
+                (previous - delta).max(-Score::INFINITE),
+                (previous + delta).min(Score::INFINITE),
+            )
+        } else {
+            (-Score::INFINITE, Score::INFINITE)
+        };
+        loop {
+            let score = self.search::<Root>(alpha, beta, depth, 0, true)?;
+            root::sort(&mut self.root_moves, self.pv_index);
+            if score <= alpha {
+                // Fail low: widen downward, pull beta toward the middle.
+                beta = Score((alpha.0 + beta.0) / 2);
+                alpha = (score - delta).max(-Score::INFINITE);
+            } else if score >= beta {
+                beta = (score + delta).min(Score::INFINITE);
+            } else {
+                return Ok(());
+            }
+            let nodes = self.total_nodes();
+            if let Some(main) = &mut self.main {
+                let rm = &self.root_moves[self.pv_index];
+                main.report_bound(self.job, depth as u32, rm, self.pv_index, nodes);
+            }
+            delta += delta / 2;
+            if delta > ASPIRATION_MAX_DELTA {
+                alpha = -Score::INFINITE;
+                beta = Score::INFINITE;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Node accounting and limits.
+    // ---------------------------------------------------------------------------------------
+
+    /// Counts a node, publishes the count, and checks the limits that apply to this thread.
+    #[inline]
+    fn tick(&mut self) -> Result<(), Stopped> {
+        self.nodes += 1;
+        self.slots.set_nodes(self.id, self.nodes);
+        if self.main.is_some() || self.job.limits.nodes.is_some() {
+            self.check_limits();
+        }
+        if self.state.is_stopped() {
+            Err(Stopped)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Limit checks. The clock: the main thread, every [`CHECK_EVERY`] nodes. A node limit:
+    /// every thread, against its own count at every node plus the others' counts read every
+    /// [`CHECK_EVERY`] nodes, so the total overshoots by at most about that many nodes per
+    /// thread whatever the scheduler does (exact with one thread).
+    fn check_limits(&mut self) {
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            self.others_nodes = self.slots.nodes_except(self.id);
+            if let Some(main) = &self.main
+                && main.out_of_time(self.job, self.state, self.completed_depth)
+            {
+                self.state.request_stop();
+            }
+        }
+        if let Some(limit) = self.job.limits.nodes
+            && self.nodes + self.others_nodes >= limit
+        {
+            self.state.request_stop();
+        }
+    }
+
+    /// Nodes of every thread: this one's exact count plus the others' published ones.
+    fn total_nodes(&self) -> u64 {
+        self.nodes + self.slots.nodes_except(self.id)
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // The transposition table, as both searches use it.
+    // ---------------------------------------------------------------------------------------
+
+    /// The score of a table entry if its bound settles the window `alpha..beta` here.
+    fn tt_cutoff(hit: &TtHit, ply: usize, alpha: Score, beta: Score) -> Option<Score> {
+        let score = hit.score.from_tt(ply);
+        let usable = match hit.bound {
+            Bound::Exact => true,
+            Bound::Lower => score >= beta,
+            Bound::Upper => score <= alpha,
+            Bound::None => false,
+        };
+        usable.then_some(score)
+    }
+
+    /// The static evaluation: none in check, the table's when it has one, else computed.
+    fn static_eval(&self, in_check: bool, tt_hit: Option<TtHit>) -> Option<Score> {
+        if in_check {
+            return None;
+        }
+        Some(match tt_hit {
+            Some(hit) if hit.bound != Bound::None => hit.eval,
+            _ => crate::eval::evaluate(self.pos.chess()),
+        })
+    }
+
+    /// Stores a node's result (`best.score` relative to the root, `ply` plies down).
+    fn tt_store(
+        &self,
+        key: u64,
+        ply: usize,
+        best: Best,
+        eval: Option<Score>,
+        depth: i32,
+        bound: Bound,
+    ) {
+        let stored_move = best.mv.map_or(PackedMove::NONE, PackedMove::new);
+        self.tt.store(
+            key,
+            stored_move,
+            best.score.to_tt(ply),
+            eval.unwrap_or(Score::DRAW),
+            depth,
+            bound,
+        );
+    }
+
+    /// A searched move's score against the best so far and the window: a better score becomes
+    /// the best; one above alpha also gives the best move, the principal variation at PV nodes
+    /// and a new alpha. Returns true on a cutoff (`score >= beta`, alpha left as it was).
+    fn improve<N: NodeType>(
+        &mut self,
+        ply: usize,
+        m: Move,
+        score: Score,
+        best: &mut Best,
+        alpha: &mut Score,
+        beta: Score,
+    ) -> bool {
+        if score > best.score {
+            best.score = score;
+            if score > *alpha {
+                best.mv = Some(m);
+                if N::PV {
+                    self.pv.update(ply, m);
+                }
+                if score >= beta {
+                    return true;
+                }
+                *alpha = score;
+            }
+        }
+        false
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // Results.
+    // ---------------------------------------------------------------------------------------
+
+    /// Makes this thread's current best known to the others (for the vote).
+    fn publish(&self) {
+        self.slots.publish(self.id, self.thread_result());
+    }
+
+    fn thread_result(&self) -> ThreadResult {
+        let best = self.root_moves.first();
+        ThreadResult {
+            best: best.map(|rm| rm.mv),
+            score: best.map_or(Score::DRAW, RootMove::best_known_score),
+            depth: self.completed_depth,
+            pv: best.map(|rm| rm.pv.clone()).unwrap_or_default(),
+        }
+    }
+}
