@@ -108,6 +108,10 @@ typedef enum {
    * An action without a value.
    */
   LAZULI_OPTION_TYPE_BUTTON = 3,
+  /**
+   * Any text (a file path), set as it is.
+   */
+  LAZULI_OPTION_TYPE_STRING = 4,
 } lazuli_option_type;
 
 /**
@@ -179,7 +183,8 @@ typedef struct {
    */
   int64_t max;
   /**
-   * Default choice of a combo, NULL otherwise.
+   * Default choice of a combo, or default text of a string option ("" for none); NULL
+   * otherwise.
    */
   const char *default_string;
   /**
@@ -366,7 +371,8 @@ void lazuli_engine_free(lazuli_engine *engine);
 
 /**
  * Sets an option by its UCI name ("Hash", "Threads", "MultiPV", "Clear Hash", "Ponder",
- * "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "LMR", "Pruning"; any case;
+ * "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "LMR", "Pruning", "UseNNUE",
+ * "EvalFile"; any case;
  * `lazuli_option_count` and `lazuli_option_get` list them all) to
  * `value` as UCI writes it ("64", "true", "verified"). `value` may be NULL for buttons.
  * During a search the option is checked now and applied when the search ends.

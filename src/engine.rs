@@ -14,7 +14,8 @@ use std::time::Instant;
 use shakmaty::Move;
 
 use crate::error::Error;
-use crate::eval::{self, Trace};
+use crate::eval::nnue::Network;
+use crate::eval::{self, Evaluation, Trace};
 use crate::options::{Options, Setting};
 use crate::position::Position;
 use crate::report::{SearchHandler, SearchResult};
@@ -28,7 +29,28 @@ use crate::tt::TranspositionTable;
 
 enum Pending {
     Setting(Setting),
+    /// `EvalFile`, already loaded (`None`: the built-in network, and there is none).
+    Net(String, Option<Arc<Network>>),
     NewGame,
+}
+
+/// The network built into lazuli, if this build has one.
+const BUILT_IN_NET: Option<&[u8]> = None;
+
+/// The network of `EvalFile` `path`: the built-in one for an empty path.
+fn load_net(path: &str) -> Result<Option<Arc<Network>>, Error> {
+    let bytes = if path.is_empty() {
+        match BUILT_IN_NET {
+            Some(bytes) => bytes.to_vec(),
+            None => return Ok(None),
+        }
+    } else {
+        std::fs::read(path)
+            .map_err(|e| Error::InvalidOption(format!("EvalFile: cannot read '{path}': {e}")))?
+    };
+    let net = Network::from_bytes(&bytes)
+        .map_err(|e| Error::InvalidOption(format!("EvalFile '{path}': {e}")))?;
+    Ok(Some(Arc::new(net)))
 }
 
 /// The engine. See the module documentation.
@@ -38,6 +60,8 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     state: Arc<SearchState>,
     pool: ThreadPool,
+    /// The network of `EvalFile` (the built-in one by default), if any.
+    net: Option<Arc<Network>>,
     pending: Vec<Pending>,
     deferred_errors: Vec<Error>,
 }
@@ -55,6 +79,7 @@ impl Engine {
             tt: Arc::new(TranspositionTable::new(options.hash_mb, options.threads)?),
             pool: ThreadPool::new(options.threads, Arc::clone(&state))?,
             state,
+            net: load_net(&options.eval_file)?,
             options,
             position: Position::startpos(),
             pending: Vec::new(),
@@ -107,6 +132,10 @@ impl Engine {
         for pending in std::mem::take(&mut self.pending) {
             let applied = match pending {
                 Pending::Setting(setting) => self.apply(setting),
+                Pending::Net(path, net) => {
+                    self.set_net(path, net);
+                    Ok(())
+                }
                 Pending::NewGame => {
                     self.clear();
                     Ok(())
@@ -134,8 +163,33 @@ impl Engine {
     /// old table and threads are kept). Nothing changes on error.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), Error> {
         self.sync();
-        let setting = Setting::parse(name, value)?;
-        self.change(setting)
+        match Setting::parse(name, value)? {
+            // A network is loaded (and so checked) at once, and used from the next search.
+            Setting::EvalFile(path) => {
+                let net = load_net(&path)?;
+                if self.is_searching() {
+                    self.pending.push(Pending::Net(path, net));
+                } else {
+                    self.set_net(path, net);
+                }
+                Ok(())
+            }
+            setting => self.change(setting),
+        }
+    }
+
+    fn set_net(&mut self, path: String, net: Option<Arc<Network>>) {
+        self.net = net;
+        self.options.eval_file = path;
+    }
+
+    /// The evaluation the next search uses: the network when `UseNNUE` is on and there is
+    /// one, else the hand-crafted evaluation.
+    fn evaluation(&self) -> Evaluation {
+        match &self.net {
+            Some(net) if self.options.use_nnue => Evaluation::Nnue(Arc::clone(net)),
+            _ => Evaluation::Hce,
+        }
     }
 
     /// Sets `Threads`: the number of search threads (1 to [`crate::MAX_THREADS`]).
@@ -197,6 +251,10 @@ impl Engine {
                 }
             }
             Setting::ClearHash => self.tt.clear(self.options.threads),
+            Setting::EvalFile(path) => {
+                let net = load_net(&path)?;
+                self.set_net(path, net);
+            }
             other => unreachable!("{other:?} is a plain value"),
         }
         Ok(())
@@ -291,6 +349,7 @@ impl Engine {
             limits,
             start,
             tt: Arc::clone(&self.tt),
+            eval: self.evaluation(),
         };
         self.pool.start(job, handler);
         Ok(())
@@ -336,12 +395,18 @@ impl Engine {
         self.position.perft(depth)
     }
 
-    /// The static evaluation of the current position, from the side to move.
+    /// The static evaluation of the current position, from the side to move, by the network
+    /// or the hand-crafted evaluation as `UseNNUE` says.
     pub fn evaluate(&self) -> Score {
-        eval::evaluate(self.position.chess())
+        self.evaluation().evaluate(self.position.chess())
     }
 
-    /// The static evaluation with every term.
+    /// True when searches evaluate with the network.
+    pub fn uses_nnue(&self) -> bool {
+        matches!(self.evaluation(), Evaluation::Nnue(_))
+    }
+
+    /// The hand-crafted evaluation with every term.
     pub fn eval_trace(&self) -> Trace {
         eval::trace(self.position.chess())
     }

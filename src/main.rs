@@ -16,6 +16,8 @@ fn main() -> ExitCode {
         None => lazuli::run_stdio(),
         Some((&"bench", rest)) => tools::bench_cli(rest),
         Some((&"study", rest)) => tools::study::run_cli(rest),
+        Some((&"datagen", rest)) => tools::datagen::run_cli(rest),
+        Some((&"train", rest)) => tools::train::run_cli(rest).map_err(Error::InvalidCommand),
         Some(_) => one_command(&args),
     };
     match result {

@@ -33,6 +33,8 @@ pub enum OptionKind {
     },
     /// An action without a value.
     Button,
+    /// Any text (UCI `type string`); an empty default prints as `<empty>`.
+    Text { default: &'static str },
 }
 
 /// One engine option.
@@ -85,6 +87,8 @@ pub fn option_specs() -> Vec<OptionSpec> {
         spec("NullMoveR", spin(3, 1, 4)),
         spec("LMR", Check { default: true }),
         spec("Pruning", Check { default: true }),
+        spec("UseNNUE", Check { default: true }),
+        spec("EvalFile", Text { default: "" }),
     ]
 }
 
@@ -111,6 +115,10 @@ pub struct Options {
     pub lmr: bool,
     /// Futility, reverse futility, late move and SEE pruning.
     pub pruning: bool,
+    /// Evaluate with the network (else the hand-crafted evaluation).
+    pub use_nnue: bool,
+    /// The network file loaded by `EvalFile`; empty for the network built into lazuli.
+    pub eval_file: String,
 }
 
 impl Default for Options {
@@ -126,6 +134,8 @@ impl Default for Options {
             null_r: 3,
             lmr: true,
             pruning: true,
+            use_nnue: true,
+            eval_file: String::new(),
         }
     }
 }
@@ -144,13 +154,17 @@ pub(crate) enum Setting {
     NullMoveR(i32),
     Lmr(bool),
     Pruning(bool),
+    UseNnue(bool),
+    /// A path, or empty for the built-in network; loaded by the engine.
+    EvalFile(String),
 }
 
 /// A value checked against its option's type and range.
 enum Value {
     Int(i64),
     Bool(bool),
-    Text(&'static str),
+    Choice(&'static str),
+    Text(String),
     Press,
 }
 
@@ -177,7 +191,7 @@ impl Setting {
                 Setting::MoveOverhead(Duration::from_millis(ms as u64))
             }
             ("UCI_Chess960", Value::Bool(b)) => Setting::Chess960(b),
-            ("NullMove", Value::Text(mode)) => Setting::NullMove(match mode {
+            ("NullMove", Value::Choice(mode)) => Setting::NullMove(match mode {
                 "verified" => NullMoveMode::Verified,
                 "standard" => NullMoveMode::Standard,
                 _ => NullMoveMode::Off,
@@ -185,6 +199,8 @@ impl Setting {
             ("NullMoveR", Value::Int(r)) => Setting::NullMoveR(r as i32),
             ("LMR", Value::Bool(b)) => Setting::Lmr(b),
             ("Pruning", Value::Bool(b)) => Setting::Pruning(b),
+            ("UseNNUE", Value::Bool(b)) => Setting::UseNnue(b),
+            ("EvalFile", Value::Text(path)) => Setting::EvalFile(path),
             (name, _) => unreachable!("option {name} has a parse arm"),
         };
         Ok(setting)
@@ -195,16 +211,19 @@ impl Options {
     /// Applies a setting that only changes a value (not `Threads`, `Hash` or `Clear Hash`,
     /// which the engine applies itself); true if it did.
     pub(crate) fn apply(&mut self, setting: &Setting) -> bool {
-        match *setting {
-            Setting::MultiPv(n) => self.multipv = n,
-            Setting::Ponder(b) => self.ponder = b,
-            Setting::MoveOverhead(d) => self.move_overhead = d,
-            Setting::Chess960(b) => self.chess960 = b,
-            Setting::NullMove(mode) => self.null_move = mode,
-            Setting::NullMoveR(r) => self.null_r = r,
-            Setting::Lmr(b) => self.lmr = b,
-            Setting::Pruning(b) => self.pruning = b,
-            Setting::Threads(_) | Setting::Hash(_) | Setting::ClearHash => return false,
+        match setting {
+            Setting::MultiPv(n) => self.multipv = *n,
+            Setting::Ponder(b) => self.ponder = *b,
+            Setting::MoveOverhead(d) => self.move_overhead = *d,
+            Setting::Chess960(b) => self.chess960 = *b,
+            Setting::NullMove(mode) => self.null_move = *mode,
+            Setting::NullMoveR(r) => self.null_r = *r,
+            Setting::Lmr(b) => self.lmr = *b,
+            Setting::Pruning(b) => self.pruning = *b,
+            Setting::UseNnue(b) => self.use_nnue = *b,
+            Setting::Threads(_) | Setting::Hash(_) | Setting::ClearHash | Setting::EvalFile(_) => {
+                return false;
+            }
         }
         true
     }
@@ -236,9 +255,11 @@ fn parse_value(spec: &OptionSpec, text: &str) -> Result<Value, Error> {
         OptionKind::Combo { vars, .. } => vars
             .iter()
             .find(|v| v.eq_ignore_ascii_case(text))
-            .map(|v| Value::Text(v))
+            .map(|v| Value::Choice(v))
             .ok_or_else(|| bad("not one of the choices:")),
         OptionKind::Button => Ok(Value::Press),
+        OptionKind::Text { .. } if text == "<empty>" => Ok(Value::Text(String::new())),
+        OptionKind::Text { .. } => Ok(Value::Text(text.to_owned())),
     }
 }
 
@@ -254,6 +275,7 @@ mod tests {
                 OptionKind::Check { default } => default.to_string(),
                 OptionKind::Combo { default, .. } => default.to_owned(),
                 OptionKind::Button => String::new(),
+                OptionKind::Text { default } => default.to_owned(),
             };
             let setting = Setting::parse(spec.name, &value).unwrap();
             let mut options = Options::default();

@@ -276,6 +276,14 @@ impl Uci {
                     )
                 }
                 OptionKind::Button => format!("option name {} type button", spec.name),
+                OptionKind::Text { default } => {
+                    let default = if default.is_empty() {
+                        "<empty>"
+                    } else {
+                        default
+                    };
+                    format!("option name {} type string default {default}", spec.name)
+                }
             };
             self.out.line(&line);
         }

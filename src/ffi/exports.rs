@@ -64,6 +64,9 @@ fn option_table() -> &'static OptionTable {
                     Some(keep(&vars.join(" "))),
                 ),
                 OptionKind::Button => (LazuliOptionType::Button, 0, 0, 0, None, None),
+                OptionKind::Text { default } => {
+                    (LazuliOptionType::String, 0, 0, 0, Some(keep(default)), None)
+                }
             };
             options.push(LazuliOption {
                 name,
@@ -184,7 +187,8 @@ pub unsafe extern "C" fn lazuli_engine_free(engine: *mut LazuliEngine) {
 }
 
 /// Sets an option by its UCI name ("Hash", "Threads", "MultiPV", "Clear Hash", "Ponder",
-/// "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "LMR", "Pruning"; any case;
+/// "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "LMR", "Pruning", "UseNNUE",
+/// "EvalFile"; any case;
 /// `lazuli_option_count` and `lazuli_option_get` list them all) to
 /// `value` as UCI writes it ("64", "true", "verified"). `value` may be NULL for buttons.
 /// During a search the option is checked now and applied when the search ends.

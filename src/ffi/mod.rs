@@ -179,6 +179,8 @@ pub enum LazuliOptionType {
     Combo = 2,
     /// An action without a value.
     Button = 3,
+    /// Any text (a file path), set as it is.
+    String = 4,
 }
 
 /// Describes one option, for a settings dialog. All strings are static: valid for the life
@@ -196,7 +198,8 @@ pub struct LazuliOption {
     pub min: i64,
     /// Largest value of a spin (0 otherwise).
     pub max: i64,
-    /// Default choice of a combo, NULL otherwise.
+    /// Default choice of a combo, or default text of a string option ("" for none); NULL
+    /// otherwise.
     pub default_string: *const c_char,
     /// The choices of a combo separated by spaces, NULL otherwise.
     pub vars: *const c_char,

@@ -62,7 +62,7 @@ impl Searcher<'_> {
                 return Ok(if in_check {
                     Score::DRAW
                 } else {
-                    crate::eval::evaluate(self.pos.chess())
+                    self.eval.evaluate(self.pos.chess())
                 });
             }
             // Step 4. Mate-distance pruning: no score here can beat a shorter mate already
@@ -132,7 +132,7 @@ impl Searcher<'_> {
             && !beta.is_mate()
             && eval.is_some_and(|e| e >= beta)
             && (null_mode == NullMoveMode::Standard || !verify || depth > 1)
-            && self.pos.push_null()
+            && self.make_null()
         {
             self.stack[ply + 1].after_null = true;
             let child_verify = null_mode == NullMoveMode::Verified && verify;
@@ -144,7 +144,7 @@ impl Searcher<'_> {
                 child_verify,
             );
             self.stack[ply + 1].after_null = false;
-            self.pos.pop();
+            self.unmake();
             let value = -result?;
             if value >= beta {
                 // A mate score from a search where one side passed is not proven.
@@ -230,7 +230,7 @@ impl Searcher<'_> {
                     let number = root_index - self.pv_index;
                     main.report_currmove(self.job, self.root_depth as u32, m, number);
                 }
-                self.pos.push(m);
+                self.make(m);
                 self.tt.prefetch(self.pos.key());
                 debug_assert_eq!(gives_check, self.pos.in_check());
 
@@ -246,7 +246,7 @@ impl Searcher<'_> {
                 let score = if move_count == 1 {
                     -self
                         .search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify)
-                        .inspect_err(|_| self.pos.pop())?
+                        .inspect_err(|_| self.unmake())?
                 } else {
                     let mut reduction = 0;
                     if config.lmr && depth >= LMR_MIN_DEPTH && quiet && !in_check && !gives_check {
@@ -261,20 +261,20 @@ impl Searcher<'_> {
                     }
                     let mut s = -self
                         .search::<NonPv>(-alpha - 1, -alpha, new_depth - reduction, ply + 1, verify)
-                        .inspect_err(|_| self.pos.pop())?;
+                        .inspect_err(|_| self.unmake())?;
                     if s > alpha && reduction > 0 {
                         s = -self
                             .search::<NonPv>(-alpha - 1, -alpha, new_depth, ply + 1, verify)
-                            .inspect_err(|_| self.pos.pop())?;
+                            .inspect_err(|_| self.unmake())?;
                     }
                     if N::PV && s > alpha && s < beta {
                         s = -self
                             .search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify)
-                            .inspect_err(|_| self.pos.pop())?;
+                            .inspect_err(|_| self.unmake())?;
                     }
                     s
                 };
-                self.pos.pop();
+                self.unmake();
 
                 if N::ROOT {
                     let seldepth = self.seldepth;

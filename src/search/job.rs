@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use shakmaty::Move;
 
+use crate::eval::Evaluation;
 use crate::position::Position;
 use crate::timeman::{Limits, TimeManager};
 use crate::tt::TranspositionTable;
@@ -45,4 +46,5 @@ pub(crate) struct Job {
     pub time: TimeManager,
     pub start: Instant,
     pub tt: Arc<TranspositionTable>,
+    pub eval: Evaluation,
 }

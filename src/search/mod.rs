@@ -23,6 +23,7 @@ mod stack;
 
 use shakmaty::Move;
 
+use crate::eval::EvalStack;
 use crate::params::{
     ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, CHECK_EVERY, SKIP_PHASE,
     SKIP_SIZE,
@@ -90,6 +91,8 @@ pub(crate) struct Searcher<'a> {
     /// The main thread's duties; `None` on helpers.
     main: Option<MainThread<'a>>,
     pos: Position,
+    /// The evaluation's incremental state, pushed and popped with `pos`.
+    eval: EvalStack,
     stack: Vec<Frame>,
     pv: PvTable,
     root_moves: Vec<RootMove>,
@@ -113,6 +116,7 @@ impl<'a> Searcher<'a> {
     ) -> Searcher<'a> {
         let mut pos = job.root.clone();
         pos.reserve(MAX_PLY + 8);
+        let eval = EvalStack::new(job.eval.clone(), pos.chess(), MAX_PLY + 8);
         Searcher {
             id,
             job,
@@ -122,6 +126,7 @@ impl<'a> Searcher<'a> {
             history,
             main,
             pos,
+            eval,
             stack: stack::new_stack(),
             pv: PvTable::new(),
             root_moves: job.root_moves.iter().map(|&m| RootMove::new(m)).collect(),
@@ -241,6 +246,31 @@ impl<'a> Searcher<'a> {
     }
 
     // ---------------------------------------------------------------------------------------
+    // Moves: the position and the evaluation's state move together.
+    // ---------------------------------------------------------------------------------------
+
+    /// Plays a legal move.
+    fn make(&mut self, m: Move) {
+        self.eval.push(self.pos.chess(), m);
+        self.pos.push(m);
+    }
+
+    /// Passes the turn; false (and nothing changed) when in check.
+    fn make_null(&mut self) -> bool {
+        let made = self.pos.push_null();
+        if made {
+            self.eval.push_null();
+        }
+        made
+    }
+
+    /// Takes back the last move or null move.
+    fn unmake(&mut self) {
+        self.pos.pop();
+        self.eval.pop();
+    }
+
+    // ---------------------------------------------------------------------------------------
     // Node accounting and limits.
     // ---------------------------------------------------------------------------------------
 
@@ -307,7 +337,7 @@ impl<'a> Searcher<'a> {
         }
         Some(match tt_hit {
             Some(hit) if hit.bound != Bound::None => hit.eval,
-            _ => crate::eval::evaluate(self.pos.chess()),
+            _ => self.eval.evaluate(self.pos.chess()),
         })
     }
 

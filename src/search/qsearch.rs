@@ -32,7 +32,7 @@ impl Searcher<'_> {
             return Ok(if in_check {
                 Score::DRAW
             } else {
-                crate::eval::evaluate(self.pos.chess())
+                self.eval.evaluate(self.pos.chess())
             });
         }
 
@@ -66,12 +66,12 @@ impl Searcher<'_> {
             if !in_check && !see_ge(self.pos.chess().board(), m, 0) {
                 continue;
             }
-            self.pos.push(m);
+            self.make(m);
             self.tt.prefetch(self.pos.key());
             let score = -self
                 .qsearch::<N>(-beta, -alpha, ply + 1)
-                .inspect_err(|_| self.pos.pop())?;
-            self.pos.pop();
+                .inspect_err(|_| self.unmake())?;
+            self.unmake();
             if self.improve::<N>(ply, m, score, &mut best, &mut alpha, beta) {
                 break;
             }

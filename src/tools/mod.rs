@@ -1,11 +1,17 @@
 //! The command-line tools of the `lazuli` binary, outside the library that C programs link:
-//! `bench` on the command line, the thread-scaling run and its chart, the null-move study.
+//! `bench` on the command line, the thread-scaling run and its chart, the null-move study, and
+//! the network's data generator (`datagen`, writing the marlinformat of `format`) and trainer
+//! (`train`).
 //! They drive the engine only through the library's public API, and their dependencies
 //! (plotters, indicatif, serde, ctrlc) are linked into the binary alone.
 
 pub mod chart;
+pub mod datagen;
+pub mod format;
+pub mod rng;
 pub mod scaling;
 pub mod study;
+pub mod train;
 
 use lazuli::{BenchConfig, Error, bench_positions};
 

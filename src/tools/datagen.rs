@@ -1,0 +1,479 @@
+//! `lazuli datagen`: self-play games that make training data for the evaluation network.
+//!
+//! Each game starts from the start position (or a line of `--book`) with a few random plies,
+//! is played by the engine at a fixed node budget per move (one thread, its own table and
+//! histories, cleared before every game), and is adjudicated: a win once both sides agree for
+//! a few plies that one side is far ahead, a draw after a long quiet stretch late in the game.
+//! Every position of the game is written with the search's score and the game's result, except
+//! positions in check, positions whose best move is a capture or a promotion, and mate scores
+//! (all three are poor targets for a static evaluation).
+//!
+//! Output: marlinformat records ([`super::format`], 32 bytes each) in chunk files
+//! `seed<S>-chunk<K>.bin` of `--chunk-games` games each. Game `g` draws its opening from a
+//! generator seeded by `(seed, g)`, so chunk `K` of seed `S` is the same file on every machine
+//! and with any number of threads. A chunk is written to a temporary name and renamed when
+//! complete; a second run with the same flags skips the chunks already there, so an
+//! interrupted run resumes where it stopped.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use lazuli::{Engine, Error, Limits, Position, ScoreKind, Silent};
+use shakmaty::{Chess, Color, Move, Position as _};
+
+use super::format::{self, PackedBoard};
+use super::rng::Rng;
+
+/// Positions are written only when the search's score is within this (no mates).
+const MAX_RECORDED_SCORE: i32 = 10_000;
+/// A win is adjudicated when the score has been at least this, for the same side, ...
+const WIN_SCORE: i32 = 1000;
+/// ... for this many consecutive plies.
+const WIN_PLIES: usize = 4;
+/// A draw is adjudicated from this ply on ...
+const DRAW_FROM_PLY: usize = 80;
+/// ... when the score has stayed within this ...
+const DRAW_SCORE: i32 = 10;
+/// ... for this many consecutive plies.
+const DRAW_PLIES: usize = 12;
+/// A game still running after this many plies is a draw.
+const MAX_PLIES: usize = 400;
+/// An opening whose score after a short search is beyond this is drawn again.
+const MAX_OPENING_SCORE: i32 = 400;
+/// Nodes of that short search.
+const OPENING_CHECK_NODES: u64 = 2000;
+
+/// What to generate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatagenConfig {
+    /// Output directory (created if missing).
+    pub out: PathBuf,
+    /// Games in all, rounded up to whole chunks.
+    pub games: u64,
+    /// Games per chunk file.
+    pub chunk_games: u64,
+    /// Worker threads, each playing one game at a time with its own engine.
+    pub threads: usize,
+    /// The run's seed.
+    pub seed: u64,
+    /// Nodes per move.
+    pub nodes: u64,
+    /// Random plies after the start position or book line.
+    pub random_plies: usize,
+    /// Optional opening book (one FEN or EPD per line).
+    pub book: Option<PathBuf>,
+    /// Hash per engine, MB.
+    pub hash_mb: usize,
+    /// Engine options for every player (`EvalFile`, `UseNNUE`, ...), as name and value.
+    pub options: Vec<(String, String)>,
+}
+
+impl DatagenConfig {
+    /// Parses `--out DIR [--games N] [--chunk-games N] [--threads N] [--seed N] [--nodes N]
+    /// [--random-plies N] [--book FILE] [--hash MB] [--option NAME=VALUE]...`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidCommand`] with the usage.
+    pub fn parse(args: &[&str]) -> Result<DatagenConfig, Error> {
+        let usage = || {
+            Error::InvalidCommand(
+                "usage: datagen --out DIR [--games N] [--chunk-games N] [--threads N] [--seed N] \
+                 [--nodes N] [--random-plies N] [--book FILE] [--hash MB] [--option NAME=VALUE]..."
+                    .into(),
+            )
+        };
+        let mut c = DatagenConfig {
+            out: PathBuf::new(),
+            games: 1000,
+            chunk_games: 100,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            seed: 1,
+            nodes: 5000,
+            random_plies: 8,
+            book: None,
+            hash_mb: 8,
+            options: Vec::new(),
+        };
+        let num = |v: Option<&&str>| v.and_then(|s| s.parse::<u64>().ok()).ok_or_else(usage);
+        let mut i = 0;
+        while i < args.len() {
+            let value = args.get(i + 1);
+            match args[i] {
+                "--out" => c.out = value.ok_or_else(usage)?.into(),
+                "--games" => c.games = num(value)?.max(1),
+                "--chunk-games" => c.chunk_games = num(value)?.max(1),
+                "--threads" => c.threads = num(value)?.clamp(1, 1024) as usize,
+                "--seed" => c.seed = num(value)?,
+                "--nodes" => c.nodes = num(value)?.max(1),
+                "--random-plies" => c.random_plies = num(value)?.min(40) as usize,
+                "--book" => c.book = Some(value.ok_or_else(usage)?.into()),
+                "--hash" => c.hash_mb = num(value)?.clamp(1, 1 << 16) as usize,
+                "--option" => {
+                    let (name, v) = value.and_then(|v| v.split_once('=')).ok_or_else(usage)?;
+                    c.options.push((name.to_owned(), v.to_owned()));
+                }
+                _ => return Err(usage()),
+            }
+            i += 2;
+        }
+        if c.out.as_os_str().is_empty() {
+            return Err(usage());
+        }
+        Ok(c)
+    }
+
+    fn chunks(&self) -> u64 {
+        self.games.div_ceil(self.chunk_games)
+    }
+
+    fn chunk_path(&self, chunk: u64) -> PathBuf {
+        self.out
+            .join(format!("seed{}-chunk{chunk:06}.bin", self.seed))
+    }
+}
+
+/// How one game ended, from White's side: 0 Black won, 1 draw, 2 White won.
+type Wdl = u8;
+
+/// One worker's engine and opening lines.
+struct Player<'a> {
+    engine: Engine,
+    config: &'a DatagenConfig,
+    book: &'a [String],
+}
+
+impl Player<'_> {
+    /// The best move and its score (side to move) after a search of `nodes` nodes.
+    fn search(&mut self, nodes: u64) -> Result<(Option<Move>, lazuli::Score), Error> {
+        self.engine.go(Limits::nodes(nodes), Silent)?;
+        let result = self.engine.wait().expect("a search ran")?;
+        Ok((result.best, result.score))
+    }
+
+    /// A playable opening for game `game`: the book line or start position, then random
+    /// plies, drawn again until it is neither over nor lopsided.
+    fn opening(&mut self, rng: &mut Rng) -> Result<Vec<String>, Error> {
+        loop {
+            let fen = if self.book.is_empty() {
+                None
+            } else {
+                Some(self.book[rng.below(self.book.len())].clone())
+            };
+            let mut pos = match &fen {
+                Some(f) => Position::from_fen(f)?,
+                None => Position::startpos(),
+            };
+            let mut moves = Vec::new();
+            for _ in 0..self.config.random_plies {
+                let legal = pos.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                let m = legal[rng.below(legal.len())];
+                moves.push(Position::uci(m, true).to_string());
+                pos.push(m);
+            }
+            if pos.legal_moves().is_empty() {
+                continue;
+            }
+            let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
+            self.engine.new_game();
+            self.engine.set_position(fen.as_deref(), &texts)?;
+            let (_, score) = self.search(OPENING_CHECK_NODES)?;
+            if score.0.abs() <= MAX_OPENING_SCORE {
+                let mut line = vec![fen.unwrap_or_default()];
+                line.extend(moves);
+                return Ok(line);
+            }
+        }
+    }
+
+    /// Plays game `game` and returns its records.
+    fn play(&mut self, game: u64) -> Result<Vec<PackedBoard>, Error> {
+        let mut rng = Rng::new(self.config.seed ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let line = self.opening(&mut rng)?;
+        let fen = (!line[0].is_empty()).then(|| line[0].clone());
+        let mut moves: Vec<String> = line[1..].to_vec();
+        self.engine.new_game();
+        let mut pending: Vec<(Chess, i16)> = Vec::new();
+        let (mut win_run, mut draw_run) = (0usize, 0usize);
+        let mut last_winner = None;
+        let result: Wdl = loop {
+            let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
+            self.engine.set_position(fen.as_deref(), &texts)?;
+            let pos = self.engine.position().clone();
+            let chess = pos.chess().clone();
+            let white = chess.turn() == Color::White;
+            if pos.legal_moves().is_empty() {
+                break if !pos.in_check() {
+                    1
+                } else if white {
+                    0
+                } else {
+                    2
+                };
+            }
+            if pos.is_draw(0) || moves.len() >= MAX_PLIES {
+                break 1;
+            }
+            let (best, score) = self.search(self.config.nodes)?;
+            let best = best.expect("a legal move exists");
+            let white_score = if white { score.0 } else { -score.0 };
+            // Adjudication, from White's side.
+            let winner = match score.kind() {
+                ScoreKind::Mate(_) => Some(white_score > 0),
+                ScoreKind::Cp(_) if white_score.abs() >= WIN_SCORE => Some(white_score > 0),
+                ScoreKind::Cp(_) => None,
+            };
+            win_run = if winner.is_some() && winner == last_winner {
+                win_run + 1
+            } else {
+                usize::from(winner.is_some())
+            };
+            last_winner = winner;
+            if win_run >= WIN_PLIES {
+                break if winner == Some(true) { 2 } else { 0 };
+            }
+            draw_run = if moves.len() >= DRAW_FROM_PLY && white_score.abs() <= DRAW_SCORE {
+                draw_run + 1
+            } else {
+                0
+            };
+            if draw_run >= DRAW_PLIES {
+                break 1;
+            }
+            let quiet = !best.is_capture() && !best.is_promotion();
+            if quiet && !pos.in_check() && white_score.abs() < MAX_RECORDED_SCORE {
+                pending.push((chess, white_score as i16));
+            }
+            moves.push(Position::uci(best, true).to_string());
+        };
+        Ok(pending
+            .iter()
+            .map(|(chess, score)| format::encode(chess, *score, result))
+            .collect())
+    }
+}
+
+/// Totals of a run, for the progress line and the summary.
+#[derive(Default)]
+struct Tally {
+    games: AtomicU64,
+    positions: AtomicU64,
+    chunks_done: AtomicU64,
+    chunks_skipped: AtomicU64,
+}
+
+/// Runs the generator. `progress` is called from the workers after each chunk.
+///
+/// # Errors
+///
+/// Directory, book and engine errors.
+fn generate(config: &DatagenConfig) -> Result<Tally, Error> {
+    std::fs::create_dir_all(&config.out).map_err(|e| {
+        Error::InvalidCommand(format!("cannot create {}: {e}", config.out.display()))
+    })?;
+    let book: Vec<String> = match &config.book {
+        None => Vec::new(),
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| Error::InvalidCommand(format!("cannot read {}: {e}", path.display())))?
+            .lines()
+            .map(|l| l.split(';').next().unwrap_or("").trim().to_owned())
+            .filter(|l| !l.is_empty())
+            .collect(),
+    };
+    let tally = Tally::default();
+    let next = AtomicUsize::new(0);
+    let start = Instant::now();
+    let first_error = parking_lot::Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..config.threads.min(config.chunks() as usize) {
+            s.spawn(|| {
+                if let Err(e) = worker(config, &book, &next, &tally) {
+                    first_error.lock().get_or_insert(e);
+                }
+            });
+        }
+        s.spawn(|| report_progress(config, &tally, start));
+    });
+    match first_error.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(tally),
+    }
+}
+
+fn worker(
+    config: &DatagenConfig,
+    book: &[String],
+    next: &AtomicUsize,
+    tally: &Tally,
+) -> Result<(), Error> {
+    let mut engine = Engine::new()?;
+    engine.set_hash_mb(config.hash_mb)?;
+    for (name, value) in &config.options {
+        engine.set_option(name, value)?;
+    }
+    let mut player = Player {
+        engine,
+        config,
+        book,
+    };
+    loop {
+        let chunk = next.fetch_add(1, Ordering::SeqCst) as u64;
+        if chunk >= config.chunks() {
+            return Ok(());
+        }
+        let path = config.chunk_path(chunk);
+        if path.exists() {
+            tally.chunks_skipped.fetch_add(1, Ordering::SeqCst);
+            continue;
+        }
+        let first = chunk * config.chunk_games;
+        let last = (first + config.chunk_games).min(config.games);
+        let mut records = Vec::new();
+        for game in first..last {
+            let mut game_records = player.play(game)?;
+            tally.games.fetch_add(1, Ordering::Relaxed);
+            tally
+                .positions
+                .fetch_add(game_records.len() as u64, Ordering::Relaxed);
+            records.append(&mut game_records);
+        }
+        write_chunk(&path, &records)?;
+        tally.chunks_done.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Writes a chunk under a temporary name, then renames it: a chunk file is always complete.
+fn write_chunk(path: &Path, records: &[PackedBoard]) -> Result<(), Error> {
+    let tmp = path.with_extension("tmp");
+    let fail = |e: std::io::Error| Error::InvalidCommand(format!("{}: {e}", path.display()));
+    std::fs::write(&tmp, records.as_flattened()).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(fail)
+}
+
+/// A progress line on stderr every few seconds until every chunk is done or skipped.
+fn report_progress(config: &DatagenConfig, tally: &Tally, start: Instant) {
+    let chunks = config.chunks();
+    let mut last_print = Instant::now();
+    loop {
+        let finished = tally.chunks_done.load(Ordering::SeqCst)
+            + tally.chunks_skipped.load(Ordering::SeqCst)
+            >= chunks;
+        if !finished && last_print.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        }
+        last_print = Instant::now();
+        let done = tally.chunks_done.load(Ordering::SeqCst);
+        let skipped = tally.chunks_skipped.load(Ordering::SeqCst);
+        let games = tally.games.load(Ordering::Relaxed);
+        let positions = tally.positions.load(Ordering::Relaxed);
+        let secs = start.elapsed().as_secs_f64().max(1e-3);
+        let to_play = (chunks - skipped) * config.chunk_games;
+        let left = if games > 0 {
+            (to_play.saturating_sub(games)) as f64 * secs / games as f64
+        } else {
+            f64::NAN
+        };
+        eprint!(
+            "\r{positions} positions, {games} games, {:.0} positions/s, chunks {done}+{skipped} skipped of {chunks}, about {:.0} s left   ",
+            positions as f64 / secs,
+            left
+        );
+        if finished {
+            eprintln!();
+            return;
+        }
+    }
+}
+
+/// FNV-1a over every chunk of the run in chunk order: the data set's fingerprint.
+fn fingerprint(config: &DatagenConfig) -> Result<(u64, u64), Error> {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut records = 0;
+    for chunk in 0..config.chunks() {
+        let path = config.chunk_path(chunk);
+        let bytes = std::fs::read(&path)
+            .map_err(|e| Error::InvalidCommand(format!("{}: {e}", path.display())))?;
+        records += (bytes.len() / format::RECORD_BYTES) as u64;
+        for b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    Ok((hash, records))
+}
+
+/// `lazuli datagen ...`: progress on stderr, a summary on stdout.
+///
+/// # Errors
+///
+/// As [`DatagenConfig::parse`] and the generator.
+pub fn run_cli(args: &[&str]) -> Result<(), Error> {
+    let config = DatagenConfig::parse(args)?;
+    let start = Instant::now();
+    let tally = generate(&config)?;
+    let (hash, records) = fingerprint(&config)?;
+    println!(
+        "datagen seed {} games {} ({} chunks of {}, {} written now, {} already there) nodes {}: \
+         {records} positions in {}, fingerprint {hash:016x}, {:.0} s",
+        config.seed,
+        config.games,
+        config.chunks(),
+        config.chunk_games,
+        tally.chunks_done.load(Ordering::SeqCst),
+        tally.chunks_skipped.load(Ordering::SeqCst),
+        config.nodes,
+        config.out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(dir: &Path, threads: usize) -> DatagenConfig {
+        DatagenConfig {
+            out: dir.to_path_buf(),
+            games: 4,
+            chunk_games: 2,
+            threads,
+            seed: 7,
+            nodes: 300,
+            random_plies: 8,
+            book: None,
+            hash_mb: 1,
+            options: vec![("Move Overhead".into(), "0".into())],
+        }
+    }
+
+    #[test]
+    fn chunks_are_deterministic_resumable_and_well_formed() {
+        let base = std::env::temp_dir().join(format!("lazuli-datagen-{}", std::process::id()));
+        let (one, two) = (base.join("one"), base.join("two"));
+        let _ = std::fs::remove_dir_all(&base);
+        generate(&config(&one, 1)).unwrap();
+        generate(&config(&two, 2)).unwrap();
+        let a = fingerprint(&config(&one, 1)).unwrap();
+        assert_eq!(
+            a,
+            fingerprint(&config(&two, 2)).unwrap(),
+            "threads change nothing"
+        );
+        assert!(a.1 > 20, "{} positions", a.1);
+        // A removed chunk is made again, the same; the other is skipped.
+        std::fs::remove_file(config(&one, 1).chunk_path(1)).unwrap();
+        let again = generate(&config(&one, 1)).unwrap();
+        assert_eq!(again.chunks_skipped.load(Ordering::SeqCst), 1);
+        assert_eq!(fingerprint(&config(&one, 1)).unwrap(), a);
+        for record in format::read_dir(&one).unwrap() {
+            let d = format::decode(&record).unwrap();
+            assert!(d.wdl <= 2 && i32::from(d.score).abs() < MAX_RECORDED_SCORE);
+        }
+        let _ = std::fs::remove_dir_all(&base);
+    }
+}

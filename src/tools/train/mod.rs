@@ -1,0 +1,442 @@
+//! `lazuli train`: a multi-threaded CPU trainer for the `(768 -> H) x 2 -> 1` SCReLU network
+//! (see [`net`]) on marlinformat data (see [`crate::tools::format`]).
+//!
+//! # Design
+//! * **Data.** Records stay packed (32 bytes each) and are decoded on the fly; records that do
+//!   not decode or carry a mate score (`|score| >= MAX_ABS_SCORE`) are skipped. The usable
+//!   records' indices are shuffled once with the seeded PRNG and the last `validation_fraction`
+//!   is held out; the rest is reshuffled every epoch.
+//! * **Sparsity.** A position touches only the `W1` rows of its ~32 pieces per perspective, so
+//!   forward and backward cost `O(pieces x H)`, not `O(768 x H)`. Each thread accumulates into
+//!   its own dense gradient buffer and marks the rows it wrote in a bitmap; the reduction reads
+//!   only marked rows and the owner re-zeroes only those before its next batch.
+//! * **Threads.** `threads - 1` threads are spawned once per run with
+//!   [`std::thread::scope`]; with the calling thread they step through every batch in two
+//!   phases separated by a [`Barrier`]. Compute: thread `t` takes the `t`-th contiguous slice
+//!   of the batch and accumulates its gradients. Update: thread `t` owns a fixed range of
+//!   parameter rows (and their Adam moments), sums every thread's gradients for those rows and
+//!   applies AdamW ([`optim`]: dense moments, untouched rows get a zero gradient), then clips
+//!   `W1` and `w2` to `+-weight_clip` so that the quantised weights fit the engine's integer
+//!   ranges. The parameters sit in one `RwLock` per row range and the gradients in one per
+//!   thread; the phases mean the locks never wait, they only let the compiler prove the
+//!   sharing safe. Measured synchronisation cost: about 0.2 ms per 16384-position batch.
+//!   (A thread that panicked would leave the others waiting at the barrier; nothing in the
+//!   loop is expected to panic, records having been validated up front.)
+//! * **Determinism.** Every random choice comes from one seeded [`rng::Rng`] used by thread 0
+//!   alone; each thread sums its slice in order, and gradients and losses are combined in
+//!   thread order, so a run is bit-for-bit reproducible for a given seed, data and thread
+//!   count. (Another thread count cuts the batch differently and so rounds differently.)
+//! * **Output.** The trained network is quantised ([`net::QuantisedNet`]) and written as the
+//!   `LZNN` net file lazuli loads.
+
+mod cli;
+pub mod net;
+pub mod optim;
+pub mod synth;
+#[cfg(test)]
+mod tests;
+
+use std::sync::{Barrier, RwLock};
+use std::time::Instant;
+
+pub use self::cli::run_cli;
+use self::net::{Features, Gradients, Network, PARAM_ROWS, Scratch, target_from_record};
+use self::optim::{Moments, StepScalars};
+use crate::tools::format::{self, Decoded, PackedBoard};
+use crate::tools::rng::Rng;
+
+/// Records with `|score|` at or above this are mate scores and are skipped.
+pub const MAX_ABS_SCORE: i32 = 10_000;
+/// Default hidden-layer size.
+pub const DEFAULT_HIDDEN: usize = 256;
+/// Default number of passes over the data.
+pub const DEFAULT_EPOCHS: usize = 10;
+/// Default positions per optimiser step.
+pub const DEFAULT_BATCH: usize = 16_384;
+/// Default initial learning rate.
+pub const DEFAULT_LR: f32 = 0.001;
+/// Default weight of the game result in the target (the rest is the search score).
+pub const DEFAULT_LAMBDA: f32 = 0.3;
+/// Default share of the data held out for validation.
+pub const DEFAULT_VALIDATION: f64 = 0.01;
+/// Default AdamW decoupled weight decay (weights only, not biases).
+pub const DEFAULT_WEIGHT_DECAY: f32 = 0.01;
+/// `W1` and `w2` are clipped to `+-` this after every step (`1.98 * 255` and `1.98 * 64` fit
+/// the engine's integer arithmetic).
+pub const DEFAULT_WEIGHT_CLIP: f32 = 1.98;
+/// The cosine schedule's default final learning rate, as a fraction of the initial one.
+pub const DEFAULT_FINAL_LR_FRACTION: f32 = 0.01;
+/// Default seed.
+pub const DEFAULT_SEED: u64 = 0x1A2u64;
+/// Most threads a run may use.
+pub const MAX_THREADS: usize = 256;
+
+/// How the learning rate evolves over the run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LrSchedule {
+    /// Cosine decay, per step, from `lr` to `lr * final_fraction` at the last step.
+    Cosine { final_fraction: f32 },
+    /// Multiply by `gamma` every `every_epochs` epochs.
+    Step { every_epochs: usize, gamma: f32 },
+}
+
+/// Everything a training run depends on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainConfig {
+    /// Hidden neurons per perspective; a positive multiple of [`net::LANES`].
+    pub hidden: usize,
+    pub epochs: usize,
+    pub batch_size: usize,
+    pub lr: f32,
+    pub schedule: LrSchedule,
+    /// Weight of the game result in the target.
+    pub lambda: f32,
+    pub weight_decay: f32,
+    pub weight_clip: f32,
+    pub threads: usize,
+    pub seed: u64,
+    /// Share of the usable positions held out for validation, in `[0, 1)`.
+    pub validation_fraction: f64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> TrainConfig {
+        TrainConfig {
+            hidden: DEFAULT_HIDDEN,
+            epochs: DEFAULT_EPOCHS,
+            batch_size: DEFAULT_BATCH,
+            lr: DEFAULT_LR,
+            schedule: LrSchedule::Cosine {
+                final_fraction: DEFAULT_FINAL_LR_FRACTION,
+            },
+            lambda: DEFAULT_LAMBDA,
+            weight_decay: DEFAULT_WEIGHT_DECAY,
+            weight_clip: DEFAULT_WEIGHT_CLIP,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            seed: DEFAULT_SEED,
+            validation_fraction: DEFAULT_VALIDATION,
+        }
+    }
+}
+
+impl TrainConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.hidden == 0 || !self.hidden.is_multiple_of(net::LANES) {
+            return Err(format!(
+                "hidden size must be a positive multiple of {}",
+                net::LANES
+            ));
+        }
+        if self.batch_size == 0 || !(1..=MAX_THREADS).contains(&self.threads) {
+            return Err(format!(
+                "batch size must be positive, threads in 1..={MAX_THREADS}"
+            ));
+        }
+        if !(0.0..1.0).contains(&self.validation_fraction) {
+            return Err("validation fraction must be in [0, 1)".into());
+        }
+        let positive = |x: f32| x.is_finite() && x > 0.0;
+        if !(0.0..=1.0).contains(&self.lambda) || !positive(self.lr) || !positive(self.weight_clip)
+        {
+            return Err("lambda must be in [0, 1], lr and weight clip positive".into());
+        }
+        Ok(())
+    }
+
+    /// Learning rate for optimiser step `step` (0-based) of `total` in epoch `epoch` (0-based).
+    pub fn lr_at(&self, epoch: usize, step: usize, total: usize) -> f32 {
+        match self.schedule {
+            LrSchedule::Cosine { final_fraction } => {
+                let t = step as f32 / total.saturating_sub(1).max(1) as f32;
+                let cos = 0.5 * (1.0 + (std::f32::consts::PI * t).cos());
+                self.lr * (final_fraction + (1.0 - final_fraction) * cos)
+            }
+            LrSchedule::Step {
+                every_epochs,
+                gamma,
+            } => self.lr * gamma.powi((epoch / every_epochs.max(1)) as i32),
+        }
+    }
+}
+
+/// A progress report: after every batch, at the end of every epoch (`epoch_end`, with the
+/// validation loss) and once before training (`epoch == 0`, the initial validation loss).
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// 1-based; 0 for the report before training.
+    pub epoch: usize,
+    pub epochs: usize,
+    /// Batches done in this epoch.
+    pub batch: usize,
+    pub batches: usize,
+    pub epoch_end: bool,
+    /// Training positions per second this epoch, optimiser included.
+    pub positions_per_second: f64,
+    /// Mean loss over this epoch's batches so far.
+    pub train_loss: Option<f64>,
+    /// Mean validation loss, at epoch ends (and epoch 0) when there is a validation set.
+    pub val_loss: Option<f64>,
+    pub lr: f32,
+    pub train_positions: usize,
+    pub val_positions: usize,
+    /// Records skipped as undecodable or mate scores.
+    pub skipped: usize,
+}
+
+/// Decodes a record if it takes part in training (it decodes and is no mate score).
+pub fn usable(record: &PackedBoard) -> Option<Decoded> {
+    format::decode(record)
+        .ok()
+        .filter(|d| (d.score as i32).abs() < MAX_ABS_SCORE)
+}
+
+/// Thread `t`'s contiguous share of `items` when `threads` threads split them.
+fn share(items: &[u32], t: usize, threads: usize) -> &[u32] {
+    let per = items.len().div_ceil(threads);
+    let start = (t * per).min(items.len());
+    &items[start..(start + per).min(items.len())]
+}
+
+/// State every training thread sees. The locks never block in practice: the phases separated
+/// by `barrier` give each lock a single writer or only readers at any time, and the locks
+/// let the compiler check that.
+struct Shared<'a> {
+    data: &'a [PackedBoard],
+    cfg: &'a TrainConfig,
+    /// Parameter rows `bounds[t]..bounds[t + 1]`, written by thread `t` in the update phase
+    /// and read by all in the other phases.
+    params: Vec<RwLock<Vec<f32>>>,
+    bounds: Vec<usize>,
+    /// Thread `t`'s gradients and loss, written by `t` in the compute phases.
+    grads: Vec<RwLock<Gradients>>,
+    /// Training indices, reshuffled by thread 0 between epochs.
+    order: RwLock<Vec<u32>>,
+    val: &'a [u32],
+    barrier: Barrier,
+}
+
+/// What only thread 0 (the caller's thread) holds: the PRNG, the progress callback and the
+/// report it fills in.
+struct Coordinator<'p> {
+    rng: Rng,
+    progress: &'p mut dyn FnMut(&Progress),
+    report: Progress,
+}
+
+impl Shared<'_> {
+    /// Read guards on every row range of the parameters (row tables borrow from them).
+    fn read_params(&self) -> Vec<std::sync::RwLockReadGuard<'_, Vec<f32>>> {
+        self.params.iter().map(|c| c.read().unwrap()).collect()
+    }
+
+    /// Sum of the threads' `loss` fields, in thread order.
+    fn loss_sum(&self) -> f64 {
+        self.grads.iter().map(|g| g.read().unwrap().loss).sum()
+    }
+
+    /// Every thread: the mean validation loss lands in the threads' `loss` fields.
+    fn validation_phase(&self, t: usize, scratch: &mut Scratch) {
+        let guards = self.read_params();
+        let rows: Vec<&[f32]> = guards
+            .iter()
+            .flat_map(|g| g.chunks_exact(self.cfg.hidden))
+            .collect();
+        let mut loss = 0.0f64;
+        for &i in share(self.val, t, self.cfg.threads) {
+            let record = &self.data[i as usize];
+            let p = net::sigmoid(net::forward(&rows, &Features::from_record(record), scratch));
+            let target = target_from_record(record, self.cfg.lambda);
+            loss += ((p - target) * (p - target)) as f64;
+        }
+        self.grads[t].write().unwrap().loss = loss;
+    }
+
+    /// Every thread: gradients of its share of `batch` into its own buffer. The share's
+    /// records are first gathered into `records`: a tight copy loop keeps many cache misses in
+    /// flight, where reading each record just before its position would wait for one at a time.
+    fn compute_phase(
+        &self,
+        t: usize,
+        batch: std::ops::Range<usize>,
+        scratch: &mut Scratch,
+        records: &mut Vec<PackedBoard>,
+    ) {
+        let guards = self.read_params();
+        let rows: Vec<&[f32]> = guards
+            .iter()
+            .flat_map(|g| g.chunks_exact(self.cfg.hidden))
+            .collect();
+        let weight = 1.0 / batch.len() as f32;
+        {
+            let order = self.order.read().unwrap();
+            records.clear();
+            let mine = share(&order[batch], t, self.cfg.threads);
+            records.extend(mine.iter().map(|&i| self.data[i as usize]));
+        }
+        let mut grads = self.grads[t].write().unwrap();
+        grads.zero();
+        let mut loss = 0.0f64;
+        for record in records.iter() {
+            let target = target_from_record(record, self.cfg.lambda);
+            let features = Features::from_record(record);
+            loss += net::backward(&rows, &features, target, weight, scratch, &mut grads) as f64;
+        }
+        grads.loss = loss;
+    }
+
+    /// Every thread: reduce and AdamW-update its own rows.
+    fn update_phase(&self, t: usize, moments: &mut Moments, s: StepScalars, scratch: &mut [f32]) {
+        let guards: Vec<_> = self.grads.iter().map(|g| g.read().unwrap()).collect();
+        let grads: Vec<&Gradients> = guards.iter().map(|g| &**g).collect();
+        let mut params = self.params[t].write().unwrap();
+        moments.update_rows(self.bounds[t], &mut params, &grads, s, scratch);
+    }
+
+    /// The whole run as seen by thread `t`; thread 0 also coordinates. All threads pass the
+    /// same barriers in the same order.
+    fn run(&self, t: usize, mut coord: Option<Coordinator>) {
+        let cfg = self.cfg;
+        let h = cfg.hidden;
+        let mut scratch = Scratch::new(h);
+        let mut row_scratch = vec![0.0f32; h];
+        let mut records = Vec::with_capacity(cfg.batch_size.div_ceil(cfg.threads));
+        let mut moments = Moments::new((self.bounds[t + 1] - self.bounds[t]) * h);
+        let train_len = self.order.read().unwrap().len();
+        let batches = train_len.div_ceil(cfg.batch_size);
+        let total_steps = batches * cfg.epochs;
+        let val_loss = |shared: &Self| {
+            (!shared.val.is_empty()).then(|| shared.loss_sum() / shared.val.len() as f64)
+        };
+        self.validation_phase(t, &mut scratch);
+        self.barrier.wait();
+        if let Some(c) = &mut coord {
+            c.report.val_loss = val_loss(self);
+            (c.progress)(&c.report);
+        }
+        for epoch in 0..cfg.epochs {
+            if let Some(c) = &mut coord {
+                c.rng.shuffle(&mut self.order.write().unwrap());
+            }
+            self.barrier.wait();
+            let start = Instant::now();
+            let (mut loss_sum, mut seen) = (0.0f64, 0usize);
+            for b in 0..batches {
+                let step = epoch * batches + b;
+                let lr = cfg.lr_at(epoch, step, total_steps);
+                let range = b * cfg.batch_size..((b + 1) * cfg.batch_size).min(train_len);
+                let len = range.len();
+                self.compute_phase(t, range, &mut scratch, &mut records);
+                self.barrier.wait();
+                let s = StepScalars::new(step as i32 + 1, lr, cfg.weight_decay, cfg.weight_clip);
+                self.update_phase(t, &mut moments, s, &mut row_scratch);
+                if coord.is_some() {
+                    loss_sum += self.loss_sum();
+                    seen += len;
+                }
+                self.barrier.wait();
+                if let Some(c) = &mut coord {
+                    c.report = Progress {
+                        epoch: epoch + 1,
+                        batch: b + 1,
+                        epoch_end: false,
+                        positions_per_second: seen as f64 / start.elapsed().as_secs_f64().max(1e-9),
+                        train_loss: Some(loss_sum / seen as f64),
+                        val_loss: None,
+                        lr,
+                        ..c.report
+                    };
+                    (c.progress)(&c.report);
+                }
+            }
+            self.validation_phase(t, &mut scratch);
+            self.barrier.wait();
+            if let Some(c) = &mut coord {
+                c.report.epoch_end = true;
+                c.report.val_loss = val_loss(self);
+                (c.progress)(&c.report);
+            }
+        }
+    }
+}
+
+/// Trains a network on `data` and returns it; `progress` sees every report (see
+/// [`Progress`]) on the calling thread. Fails on an invalid configuration or when no usable
+/// training position remains. `progress` must not panic: the other threads would wait for the
+/// calling thread at the next barrier forever.
+///
+/// `cfg.threads - 1` threads are spawned once for the whole run; with the calling thread they
+/// go through each batch in two phases separated by a [`Barrier`]: every thread computes the
+/// gradients of its slice of the batch into its own buffer, then every thread reduces the
+/// buffers for its own range of parameter rows and applies AdamW there ([`optim`]).
+pub fn train(
+    data: &[PackedBoard],
+    cfg: &TrainConfig,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Network, String> {
+    cfg.validate()?;
+    if data.len() > u32::MAX as usize {
+        return Err(format!("at most {} positions", u32::MAX));
+    }
+    let mut rng = Rng::new(cfg.seed);
+    let net = Network::new_random(cfg.hidden, &mut rng);
+    let mut indices: Vec<u32> = (0..data.len() as u32)
+        .filter(|&i| usable(&data[i as usize]).is_some())
+        .collect();
+    let skipped = data.len() - indices.len();
+    rng.shuffle(&mut indices);
+    let val_len = (indices.len() as f64 * cfg.validation_fraction).round() as usize;
+    let val = indices.split_off(indices.len() - val_len);
+    if indices.is_empty() {
+        return Err("no usable training positions".into());
+    }
+    let h = cfg.hidden;
+    let bounds = optim::row_bounds(cfg.threads);
+    let shared = Shared {
+        data,
+        cfg,
+        params: bounds
+            .windows(2)
+            .map(|w| RwLock::new(net.params[w[0] * h..w[1] * h].to_vec()))
+            .collect(),
+        bounds,
+        grads: (0..cfg.threads)
+            .map(|_| RwLock::new(Gradients::new(h)))
+            .collect(),
+        order: RwLock::new(indices),
+        val: &val,
+        barrier: Barrier::new(cfg.threads),
+    };
+    let train_positions = shared.order.read().unwrap().len();
+    let coordinator = Coordinator {
+        rng,
+        progress: &mut progress,
+        report: Progress {
+            epoch: 0,
+            epochs: cfg.epochs,
+            batch: 0,
+            batches: train_positions.div_ceil(cfg.batch_size),
+            epoch_end: true,
+            positions_per_second: 0.0,
+            train_loss: None,
+            val_loss: None,
+            lr: cfg.lr_at(0, 0, 1),
+            train_positions,
+            val_positions: val.len(),
+            skipped,
+        },
+    };
+    std::thread::scope(|scope| {
+        for t in 1..cfg.threads {
+            let shared = &shared;
+            scope.spawn(move || shared.run(t, None));
+        }
+        shared.run(0, Some(coordinator));
+    });
+    let params: Vec<f32> = shared
+        .params
+        .into_iter()
+        .flat_map(|c| c.into_inner().unwrap())
+        .collect();
+    debug_assert_eq!(params.len(), PARAM_ROWS * h);
+    Ok(Network { hidden: h, params })
+}
