@@ -218,7 +218,7 @@ impl Uci {
             "quit" => return Ok(Flow::Quit),
             "bench" => self.bench(args)?,
             "d" => self.display(),
-            "eval" => self.out.line(&self.engine.eval_trace().to_string()),
+            "eval" => self.eval(),
             _ => {
                 return Err(Error::InvalidCommand(format!(
                     "unknown command '{}'",
@@ -371,6 +371,20 @@ impl Uci {
             ));
         }
         Ok(())
+    }
+
+    /// `eval`: the hand-crafted terms, then the evaluation searches use (the network's when
+    /// `UseNNUE` is on and a network is loaded).
+    fn eval(&self) {
+        for line in self.engine.eval_trace().to_string().lines() {
+            self.out.line(line);
+        }
+        if self.engine.uses_nnue() {
+            self.out.line(&format!(
+                "NNUE evaluation: {} (side to move)",
+                self.engine.evaluate().0
+            ));
+        }
     }
 
     fn display(&self) {

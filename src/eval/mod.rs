@@ -88,7 +88,13 @@ impl EvalStack {
             Evaluation::Hce => hce::evaluate(chess),
             Evaluation::Nnue(net) => {
                 let top = self.accumulators.last().expect("the root is never popped");
-                clamp(net.evaluate(top, chess.turn()))
+                let score = clamp(net.evaluate(top, chess.turn()));
+                debug_assert_eq!(
+                    score,
+                    self.eval.evaluate(chess),
+                    "incremental against refresh"
+                );
+                score
             }
         }
     }
