@@ -342,6 +342,7 @@ impl Engine {
             config: SearchConfig {
                 null_move: o.null_move,
                 null_r: o.null_r,
+                null_adaptive: o.null_adaptive,
                 lmr: o.lmr,
                 pruning: o.pruning,
                 multipv: o.multipv,

@@ -85,6 +85,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
             },
         ),
         spec("NullMoveR", spin(3, 1, 4)),
+        spec("NullMoveAdaptive", Check { default: true }),
         spec("LMR", Check { default: true }),
         spec("Pruning", Check { default: true }),
         spec("UseNNUE", Check { default: true }),
@@ -109,8 +110,10 @@ pub struct Options {
     pub chess960: bool,
     /// Null-move pruning scheme and reduction.
     pub null_move: NullMoveMode,
-    /// The null-move depth reduction R.
+    /// The null-move depth reduction R (the base R when adaptive).
     pub null_r: i32,
+    /// R grows with depth and with the evaluation's margin above beta.
+    pub null_adaptive: bool,
     /// Late move reductions.
     pub lmr: bool,
     /// Futility, reverse futility, late move and SEE pruning.
@@ -132,6 +135,7 @@ impl Default for Options {
             chess960: false,
             null_move: NullMoveMode::Verified,
             null_r: 3,
+            null_adaptive: true,
             lmr: true,
             pruning: true,
             use_nnue: true,
@@ -152,6 +156,7 @@ pub(crate) enum Setting {
     Chess960(bool),
     NullMove(NullMoveMode),
     NullMoveR(i32),
+    NullMoveAdaptive(bool),
     Lmr(bool),
     Pruning(bool),
     UseNnue(bool),
@@ -197,6 +202,7 @@ impl Setting {
                 _ => NullMoveMode::Off,
             }),
             ("NullMoveR", Value::Int(r)) => Setting::NullMoveR(r as i32),
+            ("NullMoveAdaptive", Value::Bool(b)) => Setting::NullMoveAdaptive(b),
             ("LMR", Value::Bool(b)) => Setting::Lmr(b),
             ("Pruning", Value::Bool(b)) => Setting::Pruning(b),
             ("UseNNUE", Value::Bool(b)) => Setting::UseNnue(b),
@@ -218,6 +224,7 @@ impl Options {
             Setting::Chess960(b) => self.chess960 = *b,
             Setting::NullMove(mode) => self.null_move = *mode,
             Setting::NullMoveR(r) => self.null_r = *r,
+            Setting::NullMoveAdaptive(b) => self.null_adaptive = *b,
             Setting::Lmr(b) => self.lmr = *b,
             Setting::Pruning(b) => self.pruning = *b,
             Setting::UseNnue(b) => self.use_nnue = *b,

@@ -54,8 +54,21 @@ pub(crate) const LMR_MIN_DEPTH: i32 = 3;
 pub(crate) const LMR_BASE: f64 = 0.75;
 /// See [`LMR_BASE`].
 pub(crate) const LMR_DIVISOR: f64 = 2.25;
-/// One ply less (more) reduction per this much history score.
-pub(crate) const LMR_HISTORY_DIVISOR: i32 = 8192;
+/// One ply less (more) reduction per this much quiet history (butterfly plus continuations).
+pub(crate) const LMR_HISTORY_DIVISOR: i32 = 12288;
+
+/// Internal iterative reduction (Ed Schroeder's idea, Stockfish since 2021): a node of at
+/// least this depth without a table move is searched one ply shallower.
+pub(crate) const IIR_MIN_DEPTH: i32 = 4;
+
+/// Adaptive null-move reduction (`NullMoveAdaptive`): `R = NullMoveR + depth /
+/// NULL_DEPTH_DIVISOR + min((eval - beta) / NULL_EVAL_DIVISOR, NULL_EVAL_MAX)`, as modern
+/// engines (Stockfish, Ethereal) grow R with depth and with the margin above beta.
+pub(crate) const NULL_DEPTH_DIVISOR: i32 = 3;
+/// See [`NULL_DEPTH_DIVISOR`].
+pub(crate) const NULL_EVAL_DIVISOR: i32 = 200;
+/// See [`NULL_DEPTH_DIVISOR`].
+pub(crate) const NULL_EVAL_MAX: i32 = 3;
 
 /// Checking moves are extended while the ply is below this many times the root depth.
 pub(crate) const CHECK_EXTENSION_PLY_FACTOR: usize = 2;
@@ -70,6 +83,9 @@ pub(crate) const HISTORY_MAX: i32 = 16_384;
 pub(crate) const HISTORY_BONUS_SCALE: i32 = 16;
 /// See [`HISTORY_BONUS_SCALE`].
 pub(crate) const HISTORY_BONUS_MAX: i32 = 1600;
+/// Captures of the same victim are ordered by capture history divided by this (a pawn of
+/// victim value is 800).
+pub(crate) const CAPTURE_HISTORY_DIVISOR: i32 = 32;
 
 // ---------------------------------------------------------------------------------------------
 // Lazy SMP (search/mod.rs, threads.rs).

@@ -29,7 +29,7 @@ use crate::error::Error;
 use crate::params::VOTE_OFFSET;
 use crate::report::{ScoreBound, SearchHandler, SearchInfo, SearchResult};
 use crate::score::Score;
-use crate::search::history::History;
+use crate::search::history::Histories;
 use crate::search::manager::MainThread;
 use crate::search::{Job, Searcher};
 use crate::state::{Phase, SearchState, ThreadResult, ThreadSlots};
@@ -148,7 +148,7 @@ impl Drop for ThreadPool {
 }
 
 fn worker_loop(id: usize, shared: &Shared, tasks: &Receiver<Task>) {
-    let mut history = History::default();
+    let mut history = Histories::default();
     while let Ok(task) = tasks.recv() {
         match task {
             Task::ClearHistory => history.clear(),
@@ -159,7 +159,7 @@ fn worker_loop(id: usize, shared: &Shared, tasks: &Receiver<Task>) {
                 }));
                 if let Err(payload) = run {
                     record_panic(&shared.state, id, payload.as_ref());
-                    history = History::default();
+                    history = Histories::default();
                 }
                 drop(job); // before `done`: the table must not outlive the search
                 drop(done);
@@ -180,7 +180,7 @@ fn worker_loop(id: usize, shared: &Shared, tasks: &Receiver<Task>) {
 fn run_main(
     shared: &Shared,
     job: Arc<Job>,
-    history: &mut History,
+    history: &mut Histories,
     handler: &mut dyn SearchHandler,
     helpers_done: WaitGroup,
 ) {
@@ -199,7 +199,7 @@ fn run_main(
     }));
     if let Err(payload) = searched {
         record_panic(state, 0, payload.as_ref());
-        *history = History::default();
+        *history = Histories::default();
     }
     state.request_stop();
     helpers_done.wait();

@@ -125,23 +125,21 @@ fn hard_mate_in_three() {
     }
 }
 
-/// Positions of `tests/data/zugzwang_cpw.epd` where standard null-move pruning (R = 3) picks a
-/// wrong move at a fixed depth and verified null-move pruning (R = 3) picks the right one:
-/// (id, fen, depth, standard's move, verified's move = the EPD's best move).
+/// Positions of `tests/data/zugzwang_cpw.epd` where standard null-move pruning (fixed R = 3)
+/// picks a wrong move at a fixed depth and verified null-move pruning (fixed R = 3) picks the
+/// right one: (id, fen, depth, standard's move, verified's move = the EPD's best move).
+///
+/// The depths follow the search: with internal iterative reduction and continuation
+/// histories (batch 1 of the modern search, docs/strength.md) zugzwang.001 needs depth 18
+/// instead of 16. zugzwang.004 (Qxh4, found at depth 16 before batch 1) is no longer found by
+/// either mode below depth 24 and is left out; see docs/strength.md.
 const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
     (
         "zugzwang.001",
         "8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1",
-        16,
-        "e1e4",
+        18,
+        "e1e5",
         "e1f1",
-    ),
-    (
-        "zugzwang.004",
-        "8/6B1/p5p1/Pp4kp/1P5r/5P1Q/4q1PK/8 w - - 0 32",
-        16,
-        "g7h6",
-        "h3h4",
     ),
     (
         "zugzwang.005",
@@ -156,7 +154,11 @@ const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
 fn verified_null_move_solves_zugzwangs_that_standard_null_move_misses() {
     for &(id, fen, depth, standard, verified) in ZUGZWANG {
         for (mode, expected) in [("standard", standard), ("verified", verified)] {
-            let mut e = engine(&[("NullMove", mode), ("NullMoveR", "3")]);
+            let mut e = engine(&[
+                ("NullMove", mode),
+                ("NullMoveR", "3"),
+                ("NullMoveAdaptive", "false"),
+            ]);
             let (_, best) = search(&mut e, fen, Limits::depth(depth));
             assert_eq!(best, expected, "{id} depth {depth} NullMove={mode}");
         }

@@ -3,14 +3,16 @@
 
 use std::sync::LazyLock;
 
-use shakmaty::{MoveList, Position as _};
+use shakmaty::{Move, MoveList, Position as _};
 
-use super::movepick::MovePicker;
+use super::history::{self, PieceTo, piece_to};
+use super::movepick::{MovePicker, Ordering};
 use super::{Best, NodeType, NonPv, Outcome, Pv, Searcher};
 use crate::params::{
-    CHECK_EXTENSION_PLY_FACTOR, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_MAX_DEPTH, LMP_BASE,
-    LMP_MAX_DEPTH, LMR_BASE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, RFP_MARGIN,
-    RFP_MAX_DEPTH, SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN,
+    CHECK_EXTENSION_PLY_FACTOR, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH,
+    LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH,
+    NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR, NULL_EVAL_MAX, RFP_MARGIN, RFP_MAX_DEPTH,
+    SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN,
 };
 use crate::position::{gives_check, is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
@@ -36,9 +38,9 @@ impl Searcher<'_> {
         &mut self,
         mut alpha: Score,
         mut beta: Score,
-        depth: i32,
+        mut depth: i32,
         ply: usize,
-        verify: bool,
+        mut verify: bool,
     ) -> Outcome {
         // Step 1. The horizon: resolve captures in quiescence search.
         if depth <= 0 {
@@ -90,7 +92,13 @@ impl Searcher<'_> {
             return Ok(score);
         }
 
-        // Step 6. Static evaluation (none in check).
+        // Step 6. Internal iterative reduction (Ed Schroeder; Stockfish since 2021): without a
+        // table move the node's ordering is poor, so search it a ply shallower.
+        if !N::ROOT && tt_move.is_none() && depth >= IIR_MIN_DEPTH {
+            depth -= 1;
+        }
+
+        // Step 7. Static evaluation (none in check).
         let eval = self.static_eval(in_check, tt_hit);
         self.stack[ply].eval = eval;
         let improving = match (eval, ply.checked_sub(2).and_then(|p| self.stack[p].eval)) {
@@ -100,7 +108,7 @@ impl Searcher<'_> {
         self.stack[ply + 2].killers = [None; 2];
         let config = self.job.config;
 
-        // Step 7. Reverse futility pruning (static null move; chessprogramming wiki, "Reverse
+        // Step 8. Reverse futility pruning (static null move; chessprogramming wiki, "Reverse
         // Futility Pruning"): far above beta near the horizon, assume a cutoff.
         if !N::PV
             && config.pruning
@@ -112,7 +120,7 @@ impl Searcher<'_> {
             return Ok(eval);
         }
 
-        // Step 8. Null-move pruning: standard (pass the turn, cut off if the reduced search
+        // Step 9. Null-move pruning: standard (pass the turn, cut off if the reduced search
         // still fails high) or verified (Tabibi and Netanyahu, ICGA Journal 2002, Figure 3:
         // with `verify` set a fail-high does not cut off; the node is searched one ply
         // shallower with `verify` cleared for the subtree, and searched again at full depth
@@ -121,8 +129,6 @@ impl Searcher<'_> {
         // cutoffs that would hide a mate), not in check, not right after a null move, beta not
         // a mate score (a side being mated would pass and "escape" at the reduced depth), and
         // the static evaluation at least beta (below it a null move would rarely fail high).
-        let mut depth = depth;
-        let mut verify = verify;
         let mut null_fail_high = false;
         let null_mode = config.null_move;
         if !N::PV
@@ -135,14 +141,15 @@ impl Searcher<'_> {
             && self.make_null()
         {
             self.stack[ply + 1].after_null = true;
+            self.stack[ply].piece_to = None;
             let child_verify = null_mode == NullMoveMode::Verified && verify;
-            let result = self.search::<NonPv>(
-                -beta,
-                -beta + 1,
-                depth - config.null_r - 1,
-                ply + 1,
-                child_verify,
-            );
+            let mut r = config.null_r;
+            if config.null_adaptive {
+                let margin = eval.map_or(0, |e| (e.0 - beta.0) / NULL_EVAL_DIVISOR);
+                r += depth / NULL_DEPTH_DIVISOR + margin.min(NULL_EVAL_MAX);
+            }
+            let result =
+                self.search::<NonPv>(-beta, -beta + 1, depth - r - 1, ply + 1, child_verify);
             self.stack[ply + 1].after_null = false;
             self.unmake();
             let value = -result?;
@@ -159,19 +166,21 @@ impl Searcher<'_> {
             }
         }
 
-        // Steps 9 to 14: the move loop, entered again once on a zugzwang (Step 15).
+        // Steps 10 to 15: the move loop, entered again once on a zugzwang (Step 16).
         let original_alpha = alpha;
         let side = self.pos.turn();
         let best = loop {
             let mut best = Best::new(-Score::INFINITE);
             let mut move_count = 0usize;
             let mut quiets_tried = MoveList::new();
+            let mut captures_tried = MoveList::new();
+            let previous = self.previous_moves(ply);
             let mut picker = MovePicker::new(tt_move, self.stack[ply].killers);
             let mut root_index = self.pv_index;
             alpha = original_alpha;
 
             loop {
-                // Step 9. Next move: the root's list in order, or the move picker.
+                // Step 10. Next move: the root's list in order, or the move picker.
                 let m = if N::ROOT {
                     let Some(rm) = self.root_moves.get(root_index) else {
                         break;
@@ -179,7 +188,11 @@ impl Searcher<'_> {
                     root_index += 1;
                     rm.mv
                 } else {
-                    match picker.next(self.pos.chess(), self.history) {
+                    let ordering = Ordering {
+                        histories: self.histories,
+                        previous,
+                    };
+                    match picker.next(self.pos.chess(), &ordering) {
                         Some(m) => m,
                         None => break,
                     }
@@ -188,7 +201,7 @@ impl Searcher<'_> {
                 let quiet = !is_tactical(m);
                 let gives_check = gives_check(self.pos.chess(), m);
 
-                // Step 10. Pruning at shallow depth, once a move has kept us from being mated,
+                // Step 11. Pruning at shallow depth, once a move has kept us from being mated,
                 // never of a checking move: late move pruning of quiet moves, futility pruning
                 // of quiet moves (chessprogramming wiki, "Futility Pruning"), and SEE pruning of
                 // moves that lose material.
@@ -230,17 +243,18 @@ impl Searcher<'_> {
                     let number = root_index - self.pv_index;
                     main.report_currmove(self.job, self.root_depth as u32, m, number);
                 }
+                self.stack[ply].piece_to = Some(piece_to(side, m));
                 self.make(m);
                 self.tt.prefetch(self.pos.key());
                 debug_assert_eq!(gives_check, self.pos.in_check());
 
-                // Step 11. Check extension: a checking move is searched one ply deeper.
+                // Step 12. Check extension: a checking move is searched one ply deeper.
                 let extension = i32::from(
                     gives_check && ply < CHECK_EXTENSION_PLY_FACTOR * self.root_depth as usize,
                 );
                 let new_depth = depth - 1 + extension;
 
-                // Step 12. PVS with late move reductions: the first move with the full window,
+                // Step 13. PVS with late move reductions: the first move with the full window,
                 // the others with a zero window (reduced when late and quiet), re-searched
                 // when they beat alpha.
                 let score = if move_count == 1 {
@@ -256,7 +270,7 @@ impl Searcher<'_> {
                         if self.stack[ply].killers.contains(&Some(m)) {
                             reduction -= 1;
                         }
-                        reduction -= self.history.get(side, m) / LMR_HISTORY_DIVISOR;
+                        reduction -= self.histories.quiet(side, m, previous) / LMR_HISTORY_DIVISOR;
                         reduction = reduction.clamp(0, new_depth - 1);
                     }
                     let mut s = -self
@@ -284,20 +298,20 @@ impl Searcher<'_> {
                     }
                 }
 
-                // Step 13. Best move, principal variation, cutoff.
+                // Step 14. Best move, principal variation, cutoff; the move-ordering statistics
+                // learn from the cutoff.
                 if self.improve::<N>(ply, m, score, &mut best, &mut alpha, beta) {
-                    if quiet {
-                        self.stack[ply].add_killer(m);
-                        self.history.reward_quiet(side, m, depth, &quiets_tried);
-                    }
+                    self.reward_cutoff(ply, m, depth, &quiets_tried, &captures_tried);
                     break;
                 }
                 if quiet {
                     quiets_tried.push(m);
+                } else {
+                    captures_tried.push(m);
                 }
             }
 
-            // Step 14. No legal move: checkmate or stalemate.
+            // Step 15. No legal move: checkmate or stalemate.
             if move_count == 0 {
                 return Ok(if in_check {
                     Score::mated_in(ply)
@@ -309,7 +323,7 @@ impl Searcher<'_> {
                 best.score = alpha; // every move was pruned
             }
 
-            // Step 15. Zugzwang detection of verified null-move pruning: the null move failed
+            // Step 16. Zugzwang detection of verified null-move pruning: the null move failed
             // high but no real move reaches beta, so passing was better than moving. Restore
             // the depth, set `verify` and search the node again.
             if null_fail_high && best.score < beta {
@@ -321,7 +335,7 @@ impl Searcher<'_> {
             break best;
         };
 
-        // Step 16. Store the result.
+        // Step 17. Store the result.
         let bound = if best.score >= beta {
             Bound::Lower
         } else if N::PV && best.mv.is_some() {
@@ -331,5 +345,39 @@ impl Searcher<'_> {
         };
         self.tt_store(key, ply, best, eval, depth, bound);
         Ok(best.score)
+    }
+
+    /// The moves one and two plies earlier, for the continuation histories.
+    fn previous_moves(&self, ply: usize) -> [Option<PieceTo>; 2] {
+        let at = |back: usize| ply.checked_sub(back).and_then(|p| self.stack[p].piece_to);
+        [at(1), at(2)]
+    }
+
+    /// After move `m` caused a cutoff at `depth`: a quiet `m` becomes a killer and gets a
+    /// history bonus, the quiet moves tried before it a malus; a capture `m` gets a capture
+    /// history bonus; the captures tried before it a malus either way.
+    fn reward_cutoff(
+        &mut self,
+        ply: usize,
+        m: Move,
+        depth: i32,
+        quiets_tried: &[Move],
+        captures_tried: &[Move],
+    ) {
+        let side = self.pos.turn();
+        let bonus = history::bonus(depth);
+        if is_tactical(m) {
+            self.histories.update_capture(side, m, bonus);
+        } else {
+            self.stack[ply].add_killer(m);
+            let previous = self.previous_moves(ply);
+            self.histories.update_quiet(side, m, previous, bonus);
+            for &q in quiets_tried {
+                self.histories.update_quiet(side, q, previous, -bonus);
+            }
+        }
+        for &c in captures_tried {
+            self.histories.update_capture(side, c, -bonus);
+        }
     }
 }

@@ -1,57 +1,125 @@
 //! Move-ordering statistics that a thread learns while it searches and keeps between
-//! searches of one game: the history heuristic (Schaeffer 1983, the heuristic of the verified
-//! null-move paper's GENESIS engine), a butterfly table of quiet moves by side, origin and
-//! target, with gravity-style updates (a bonus for the move that caused a cutoff, a malus for
-//! the quiet moves tried before it).
+//! searches of one game, all with gravity-style updates (a bonus for the move that caused a
+//! cutoff, a malus for the moves of the same kind tried before it, each entry pulled toward
+//! zero in proportion to its size so that it stays within +-[`HISTORY_MAX`]):
 //!
-//! Each search thread owns one [`History`]: nothing here is shared between threads.
+//! - the butterfly history of quiet moves by side, origin and target (Schaeffer 1983, the
+//!   heuristic of the verified null-move paper's GENESIS engine);
+//! - continuation histories of quiet moves by the piece and target of the move one and two
+//!   plies earlier and of this move (Stockfish's `continuationHistory`, since 2017);
+//! - the capture history by moving piece, target and captured piece (Stockfish's
+//!   `captureHistory`), which orders captures of equal victims.
+//!
+//! Each search thread owns one [`Histories`]: nothing here is shared between threads.
 
-use shakmaty::{Color, Move, Square};
+use shakmaty::{Color, Move, Role, Square};
 
 use crate::params::{HISTORY_BONUS_MAX, HISTORY_BONUS_SCALE, HISTORY_MAX};
 
-/// History heuristic scores, indexed [side][from][to], kept within +-[`HISTORY_MAX`].
-pub(crate) struct History {
-    table: Box<[[[i32; 64]; 64]; 2]>,
+/// A moved piece (colour and role) and its target square, `0..768`: the index of a move in the
+/// continuation histories.
+pub(crate) type PieceTo = u16;
+
+/// The [`PieceTo`] of `m`, played by `side`.
+pub(crate) fn piece_to(side: Color, m: Move) -> PieceTo {
+    let (_, to) = from_to(m);
+    let role = if m.is_castle() { Role::King } else { m.role() };
+    ((side as u16 * 6 + role as u16 - 1) << 6) | to as u16
 }
 
-impl Default for History {
+/// Quiet moves by [`PieceTo`], after the move of a [`PieceTo`].
+type Continuation = [[i16; 768]; 768];
+
+/// The move-ordering statistics of one thread. See the module documentation.
+pub(crate) struct Histories {
+    butterfly: Box<[[[i16; 64]; 64]; 2]>,
+    continuation: Box<Continuation>,
+    /// [moving piece as in `PieceTo`][captured role]
+    capture: Box<[[i16; 6]; 768]>,
+}
+
+impl Default for Histories {
     fn default() -> Self {
-        History {
-            table: Box::new([[[0; 64]; 64]; 2]),
+        Histories {
+            butterfly: Box::new([[[0; 64]; 64]; 2]),
+            continuation: vec![[0; 768]; 768]
+                .into_boxed_slice()
+                .try_into()
+                .expect("768 rows"),
+            capture: Box::new([[0; 6]; 768]),
         }
     }
 }
 
-impl History {
-    /// The score of a quiet move by `side`.
-    pub(crate) fn get(&self, side: Color, m: Move) -> i32 {
+/// The gravity update of one entry.
+fn update(entry: &mut i16, bonus: i32) {
+    let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    let value = i32::from(*entry);
+    *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+}
+
+/// The bonus for a cutoff at `depth`.
+pub(crate) fn bonus(depth: i32) -> i32 {
+    (HISTORY_BONUS_SCALE * depth * depth).min(HISTORY_BONUS_MAX)
+}
+
+impl Histories {
+    /// The butterfly score of a quiet move by `side`.
+    pub(crate) fn butterfly(&self, side: Color, m: Move) -> i32 {
         let (from, to) = from_to(m);
-        self.table[side as usize][from as usize][to as usize]
+        i32::from(self.butterfly[side as usize][from as usize][to as usize])
     }
 
-    /// Adds `bonus` (negative for a malus), with gravity toward zero so scores stay in range
-    /// and old results fade.
-    pub(crate) fn update(&mut self, side: Color, m: Move, bonus: i32) {
-        let (from, to) = from_to(m);
-        let h = &mut self.table[side as usize][from as usize][to as usize];
-        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+    /// The ordering score of a quiet move by `side`: butterfly plus the continuation entries
+    /// after each of `previous` (the moves one and two plies earlier, if any).
+    pub(crate) fn quiet(&self, side: Color, m: Move, previous: [Option<PieceTo>; 2]) -> i32 {
+        let pt = usize::from(piece_to(side, m));
+        let continuation: i32 = previous
+            .iter()
+            .flatten()
+            .map(|&p| i32::from(self.continuation[usize::from(p)][pt]))
+            .sum();
+        self.butterfly(side, m) + continuation
     }
 
-    /// After quiet move `best` caused a cutoff at `depth`: a bonus for it and the same malus
-    /// for each quiet move tried before it.
-    pub(crate) fn reward_quiet(&mut self, side: Color, best: Move, depth: i32, tried: &[Move]) {
-        let bonus = (HISTORY_BONUS_SCALE * depth * depth).min(HISTORY_BONUS_MAX);
-        self.update(side, best, bonus);
-        for &q in tried {
-            self.update(side, q, -bonus);
+    /// The capture history of a capture (or promotion) by `side`.
+    pub(crate) fn capture(&self, side: Color, m: Move) -> i32 {
+        let captured = m.capture().map_or(0, |r| r as usize - 1);
+        i32::from(self.capture[usize::from(piece_to(side, m))][captured])
+    }
+
+    /// Adds `bonus` (negative for a malus) to a quiet move's butterfly and continuation
+    /// entries.
+    pub(crate) fn update_quiet(
+        &mut self,
+        side: Color,
+        m: Move,
+        previous: [Option<PieceTo>; 2],
+        bonus: i32,
+    ) {
+        let (from, to) = from_to(m);
+        update(
+            &mut self.butterfly[side as usize][from as usize][to as usize],
+            bonus,
+        );
+        let pt = usize::from(piece_to(side, m));
+        for p in previous.into_iter().flatten() {
+            update(&mut self.continuation[usize::from(p)][pt], bonus);
         }
+    }
+
+    /// Adds `bonus` (negative for a malus) to a capture's entry.
+    pub(crate) fn update_capture(&mut self, side: Color, m: Move, bonus: i32) {
+        let captured = m.capture().map_or(0, |r| r as usize - 1);
+        update(
+            &mut self.capture[usize::from(piece_to(side, m))][captured],
+            bonus,
+        );
     }
 
     /// Forgets everything (new game).
     pub(crate) fn clear(&mut self) {
-        *self.table = [[[0; 64]; 64]; 2];
+        *self = Histories::default();
     }
 }
 
@@ -60,5 +128,51 @@ fn from_to(m: Move) -> (Square, Square) {
         Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
         Move::Castle { king, rook } => (king, rook),
         Move::Put { to, .. } => (to, to),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::Position;
+
+    #[test]
+    fn piece_to_indexes_every_move_of_a_position_in_range_and_apart() {
+        let pos = Position::from_fen(
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        )
+        .unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for m in pos.legal_moves() {
+            let pt = piece_to(Color::White, m);
+            assert!(pt < 768);
+            // Two moves share an index only when the same piece kind reaches the same square.
+            seen.insert((pt, m.role(), m.to()));
+        }
+        let distinct: std::collections::HashSet<_> = seen.iter().map(|s| s.0).collect();
+        assert_eq!(distinct.len(), seen.len());
+        assert_ne!(
+            piece_to(Color::White, pos.parse_uci("e1g1").unwrap()),
+            piece_to(Color::Black, pos.parse_uci("e1g1").unwrap())
+        );
+    }
+
+    #[test]
+    fn gravity_keeps_entries_bounded_and_updates_reach_the_tables() {
+        let pos = Position::startpos();
+        let m = pos.parse_uci("g1f3").unwrap();
+        let prev = [Some(piece_to(Color::Black, m)), None];
+        let mut h = Histories::default();
+        for _ in 0..1000 {
+            h.update_quiet(Color::White, m, prev, bonus(20));
+        }
+        let butterfly = h.butterfly(Color::White, m);
+        assert!(butterfly > 0 && butterfly <= HISTORY_MAX);
+        assert_eq!(h.quiet(Color::White, m, prev), 2 * butterfly);
+        assert_eq!(h.quiet(Color::White, m, [None, None]), butterfly);
+        h.update_quiet(Color::White, m, prev, -HISTORY_MAX);
+        assert!(h.butterfly(Color::White, m) < butterfly);
+        h.clear();
+        assert_eq!(h.quiet(Color::White, m, prev), 0);
     }
 }

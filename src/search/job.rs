@@ -29,6 +29,8 @@ pub(crate) struct SearchConfig {
     pub null_move: NullMoveMode,
     /// The null-move depth reduction R (the null move is searched to `depth - R - 1`).
     pub null_r: i32,
+    /// R grows with depth and with the evaluation's margin above beta.
+    pub null_adaptive: bool,
     /// Late move reductions on or off (the paper's engine had none).
     pub lmr: bool,
     /// Reverse futility, futility, late-move and SEE pruning on or off (idem).

@@ -32,7 +32,7 @@ use crate::position::Position;
 use crate::score::{MAX_PLY, Score};
 use crate::state::{SearchState, ThreadResult, ThreadSlots};
 use crate::tt::{Bound, PackedMove, TranspositionTable, TtHit};
-use history::History;
+use history::Histories;
 pub use job::NullMoveMode;
 pub(crate) use job::{Job, SearchConfig};
 use manager::MainThread;
@@ -87,7 +87,7 @@ pub(crate) struct Searcher<'a> {
     state: &'a SearchState,
     slots: &'a ThreadSlots,
     tt: &'a TranspositionTable,
-    history: &'a mut History,
+    histories: &'a mut Histories,
     /// The main thread's duties; `None` on helpers.
     main: Option<MainThread<'a>>,
     pos: Position,
@@ -111,7 +111,7 @@ impl<'a> Searcher<'a> {
         job: &'a Job,
         state: &'a SearchState,
         slots: &'a ThreadSlots,
-        history: &'a mut History,
+        histories: &'a mut Histories,
         main: Option<MainThread<'a>>,
     ) -> Searcher<'a> {
         let mut pos = job.root.clone();
@@ -123,7 +123,7 @@ impl<'a> Searcher<'a> {
             state,
             slots,
             tt: &job.tt,
-            history,
+            histories,
             main,
             pos,
             eval,

@@ -4,33 +4,42 @@
 //! 1. the transposition-table move, before any move generation (a cutoff by it saves the
 //!    generation);
 //! 2. good captures and queen promotions (static exchange evaluation at least zero), most
-//!    valuable victim first, then least valuable attacker (MVV-LVA);
+//!    valuable victim first, then by capture history;
 //! 3. the two killer moves of this ply;
-//! 4. the remaining quiet moves by history heuristic score (Schaeffer 1983, the heuristic of
-//!    the paper's GENESIS engine);
+//! 4. the remaining quiet moves by butterfly plus continuation history (see
+//!    [`super::history`]);
 //! 5. bad captures.
 //!
 //! shakmaty generates all legal moves at once, so stages 2 to 5 are one generation scored by
 //! stage, then picked by selection (the best remaining move each time): a cutoff early in the
 //! list never pays for sorting the rest.
 //!
-//! Quiescence uses [`MovePicker::captures`]: captures and queen promotions by MVV-LVA, or every
-//! evasion when in check.
+//! Quiescence uses [`MovePicker::captures`]: captures and queen promotions in the same order,
+//! or every evasion when in check.
 
 use arrayvec::ArrayVec;
 use shakmaty::{Chess, Move, Position as _};
 
+use crate::params::CAPTURE_HISTORY_DIVISOR;
 use crate::position::{SEE_VALUE, is_tactical, see_ge, tactical_moves};
-use crate::search::history::History;
+use crate::search::history::{Histories, PieceTo};
 
 fn value(role: shakmaty::Role) -> i32 {
     SEE_VALUE[role as usize]
 }
 
-fn mvv_lva(m: Move) -> i32 {
+/// What orders the moves besides the position: the thread's statistics and the moves one and
+/// two plies earlier (for the continuation histories).
+pub(crate) struct Ordering<'a> {
+    pub histories: &'a Histories,
+    pub previous: [Option<PieceTo>; 2],
+}
+
+/// Captures and promotions: the victim (and promotion) value first, then capture history.
+fn tactical_score(m: Move, side: shakmaty::Color, histories: &Histories) -> i32 {
     let victim = m.capture().map_or(0, value);
     let promo = m.promotion().map_or(0, value);
-    victim * 8 + promo - value(m.role()) / 100
+    (victim + promo) * 8 + histories.capture(side, m) / CAPTURE_HISTORY_DIVISOR
 }
 
 const GOOD_TACTICAL: i32 = 2_000_000;
@@ -88,7 +97,7 @@ impl MovePicker {
     }
 
     /// The next move, or `None` when all have been yielded.
-    pub(crate) fn next(&mut self, chess: &Chess, history: &History) -> Option<Move> {
+    pub(crate) fn next(&mut self, chess: &Chess, ordering: &Ordering) -> Option<Move> {
         if self.stage == Stage::TtMove {
             self.stage = Stage::Generate;
             if let Some(m) = self.tt_move {
@@ -100,7 +109,7 @@ impl MovePicker {
         }
         if self.stage == Stage::Generate {
             self.stage = Stage::Pick;
-            self.generate(chess, history);
+            self.generate(chess, ordering);
         }
         let rest = &mut self.list[self.next..];
         if rest.is_empty() {
@@ -124,7 +133,7 @@ impl MovePicker {
         Some(m)
     }
 
-    fn generate(&mut self, chess: &Chess, history: &History) {
+    fn generate(&mut self, chess: &Chess, ordering: &Ordering) {
         let in_check = chess.is_check();
         let quiescence = self.quiescence && !in_check;
         let side = chess.turn();
@@ -143,17 +152,18 @@ impl MovePicker {
                 "tactical_moves gives only these"
             );
             let score = if is_tactical(m) {
+                let score = tactical_score(m, side, ordering.histories);
                 if quiescence || see_ge(board, m, 0) {
-                    GOOD_TACTICAL + mvv_lva(m)
+                    GOOD_TACTICAL + score
                 } else {
-                    BAD_TACTICAL + mvv_lva(m)
+                    BAD_TACTICAL + score
                 }
             } else if Some(m) == self.killers[0] {
                 KILLER[0]
             } else if Some(m) == self.killers[1] {
                 KILLER[1]
             } else {
-                history.get(side, m)
+                ordering.histories.quiet(side, m, ordering.previous)
             };
             self.list.push(Scored { score, mv: m });
         }
@@ -175,11 +185,20 @@ mod tests {
         let chess = pos.chess();
         let tt = pos.parse_uci("a2a3").unwrap();
         let killer = pos.parse_uci("g2g3").unwrap();
-        let mut history = History::default();
-        history.update(Color::White, pos.parse_uci("a1b1").unwrap(), 5000);
+        let mut histories = Histories::default();
+        histories.update_quiet(
+            Color::White,
+            pos.parse_uci("a1b1").unwrap(),
+            [None; 2],
+            5000,
+        );
+        let ordering = Ordering {
+            histories: &histories,
+            previous: [None; 2],
+        };
         let mut picker = MovePicker::new(Some(tt), [Some(killer), None]);
         let mut seen = Vec::new();
-        while let Some(m) = picker.next(chess, &history) {
+        while let Some(m) = picker.next(chess, &ordering) {
             seen.push(m);
         }
         let mut legal: Vec<_> = chess.legal_moves().into_iter().collect();
@@ -218,9 +237,13 @@ mod tests {
     fn quiescence_picker_yields_captures_or_all_evasions() {
         let quiet = Position::from_fen("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1").unwrap();
         let mut picker = MovePicker::captures(None);
-        let history = History::default();
+        let histories = Histories::default();
+        let ordering = Ordering {
+            histories: &histories,
+            previous: [None; 2],
+        };
         let mut n = 0;
-        while let Some(m) = picker.next(quiet.chess(), &history) {
+        while let Some(m) = picker.next(quiet.chess(), &ordering) {
             assert!(m.is_capture());
             n += 1;
         }
@@ -228,7 +251,7 @@ mod tests {
         let check = Position::from_fen("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1").unwrap();
         let mut picker = MovePicker::captures(None);
         let mut n = 0;
-        while picker.next(check.chess(), &history).is_some() {
+        while picker.next(check.chess(), &ordering).is_some() {
             n += 1;
         }
         assert_eq!(n, check.legal_moves().len());

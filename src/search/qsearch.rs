@@ -4,7 +4,7 @@
 
 use shakmaty::Position as _;
 
-use super::movepick::MovePicker;
+use super::movepick::{MovePicker, Ordering};
 use super::{Best, NodeType, Outcome, Searcher};
 use crate::position::see_ge;
 use crate::score::{MAX_PLY, Score};
@@ -61,7 +61,14 @@ impl Searcher<'_> {
         // Step 5. Captures (or evasions), with SEE pruning of losing captures.
         let mut picker = MovePicker::captures(tt_move);
         let mut move_count = 0;
-        while let Some(m) = picker.next(self.pos.chess(), self.history) {
+        loop {
+            let ordering = Ordering {
+                histories: self.histories,
+                previous: [None; 2],
+            };
+            let Some(m) = picker.next(self.pos.chess(), &ordering) else {
+                break;
+            };
             move_count += 1;
             if !in_check && !see_ge(self.pos.chess().board(), m, 0) {
                 continue;

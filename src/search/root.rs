@@ -6,8 +6,8 @@ use shakmaty::Move;
 use crate::position::Position;
 use crate::report::ScoreBound;
 use crate::score::Score;
-use crate::search::history::History;
-use crate::search::movepick::MovePicker;
+use crate::search::history::Histories;
+use crate::search::movepick::{MovePicker, Ordering};
 use crate::tt::TranspositionTable;
 
 /// A root move with the scores of the current and the previous iteration.
@@ -84,12 +84,16 @@ pub(crate) fn sort(moves: &mut [RootMove], from: usize) {
 /// The legal root moves of `pos` (restricted to `only` when it is not empty), the table move
 /// first and then in move-picker order without history.
 pub(crate) fn ordered_moves(pos: &Position, tt: &TranspositionTable, only: &[Move]) -> Vec<Move> {
-    let no_history = History::default();
+    let no_history = Histories::default();
+    let ordering = Ordering {
+        histories: &no_history,
+        previous: [None; 2],
+    };
     let chess = pos.chess();
     let tt_move = tt.probe(pos.key()).and_then(|h| h.mv.to_move(chess));
     let mut picker = MovePicker::new(tt_move, [None; 2]);
     let mut moves = Vec::new();
-    while let Some(m) = picker.next(chess, &no_history) {
+    while let Some(m) = picker.next(chess, &ordering) {
         if only.is_empty() || only.contains(&m) {
             moves.push(m);
         }

@@ -2,6 +2,7 @@
 
 use shakmaty::Move;
 
+use super::history::PieceTo;
 use crate::score::{MAX_PLY, Score};
 
 /// Plies of room beyond [`MAX_PLY`] (quiescence and the frames two plies ahead).
@@ -16,6 +17,9 @@ pub(crate) struct Frame {
     pub killers: [Option<Move>; 2],
     /// The move that led here was a null move.
     pub after_null: bool,
+    /// The move being searched from this ply (none for a null move), for the continuation
+    /// histories of the plies below.
+    pub piece_to: Option<PieceTo>,
 }
 
 impl Frame {

@@ -117,6 +117,8 @@ pub struct StudyConfig {
     pub skip_kp: bool,
     /// Late move reductions on (lazuli's default) or off (as in the paper's engine).
     pub lmr: bool,
+    /// Adaptive null-move R (lazuli's default); off reproduces the paper's fixed R.
+    pub adaptive: bool,
     /// Futility-type pruning on or off.
     pub pruning: bool,
     /// Hash MB per engine.
@@ -143,7 +145,7 @@ impl StudyConfig {
         let usage = || {
             Error::InvalidCommand(
                 "usage: study nullmove --suite FILE [--depths 8,9,10] [--modes std2,std3,verified3] \
-                 [--skip-kp] [--lmr on|off] [--pruning on|off] [--hash MB] [--jobs N] [--limit N] \
+                 [--skip-kp] [--lmr on|off] [--pruning on|off] [--adaptive on|off] [--hash MB] [--jobs N] [--limit N] \
                  [--csv FILE] [--json FILE] [--markdown FILE]"
                     .into(),
             )
@@ -157,6 +159,7 @@ impl StudyConfig {
                 .collect(),
             skip_kp: false,
             lmr: true,
+            adaptive: false,
             pruning: true,
             hash_mb: 64,
             jobs: 1,
@@ -203,6 +206,7 @@ impl StudyConfig {
                     step = 1;
                 }
                 "--lmr" => c.lmr = on_off(value)?,
+                "--adaptive" => c.adaptive = on_off(value)?,
                 "--pruning" => c.pruning = on_off(value)?,
                 "--hash" => c.hash_mb = num(value)?,
                 "--jobs" => c.jobs = num(value)?.min(256),
@@ -388,6 +392,7 @@ pub fn run(
                     engine.set_threads(1)?;
                     engine.set_hash_mb(config.hash_mb)?;
                     engine.set_option("LMR", if config.lmr { "true" } else { "false" })?;
+                    engine.set_option("NullMoveAdaptive", &config.adaptive.to_string())?;
                     engine.set_option("Pruning", if config.pruning { "true" } else { "false" })?;
                     stop.controls
                         .lock()
