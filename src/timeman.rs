@@ -107,8 +107,9 @@ impl TimeManager {
             let t = movetime
                 .saturating_sub(overhead)
                 .max(Duration::from_millis(1));
+            // `movetime` asks for exactly this long: no soft limit, so no iteration ends it early.
             return TimeManager {
-                soft: Some(t),
+                soft: None,
                 hard: Some(t),
             };
         }
@@ -282,7 +283,7 @@ mod tests {
             Color::White,
             Duration::from_millis(10),
         );
-        assert_eq!(mt.hard, ms(490));
+        assert_eq!((mt.soft, mt.hard), (None, ms(490)));
     }
 
     #[test]
