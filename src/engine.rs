@@ -21,8 +21,9 @@ use crate::position::Position;
 use crate::report::{SearchHandler, SearchResult};
 use crate::score::Score;
 use crate::search::root::ordered_moves;
-use crate::search::{Job, SearchConfig};
+use crate::search::{Job, RootTb, SearchConfig};
 use crate::state::{Phase, SearchControl, SearchState};
+use crate::tablebase::{RootRanking, Tablebases, TbConfig};
 use crate::threads::ThreadPool;
 use crate::timeman::{Limits, TimeManager};
 use crate::tt::TranspositionTable;
@@ -31,6 +32,8 @@ enum Pending {
     Setting(Setting),
     /// `EvalFile`, already loaded (`None`: the built-in network, and there is none).
     Net(String, Option<Arc<Network>>),
+    /// `SyzygyPath`, already loaded (`None`: no tables).
+    Tables(String, Option<Arc<Tablebases>>),
     NewGame,
 }
 
@@ -62,6 +65,8 @@ pub struct Engine {
     pool: ThreadPool,
     /// The network of `EvalFile` (the built-in one by default), if any.
     net: Option<Arc<Network>>,
+    /// The Syzygy tables of `SyzygyPath`, if any.
+    tables: Option<Arc<Tablebases>>,
     pending: Vec<Pending>,
     deferred_errors: Vec<Error>,
 }
@@ -80,6 +85,7 @@ impl Engine {
             pool: ThreadPool::new(options.threads, Arc::clone(&state))?,
             state,
             net: load_net(&options.eval_file)?,
+            tables: None,
             options,
             position: Position::startpos(),
             pending: Vec::new(),
@@ -136,6 +142,10 @@ impl Engine {
                     self.set_net(path, net);
                     Ok(())
                 }
+                Pending::Tables(path, tables) => {
+                    self.set_tables(path, tables);
+                    Ok(())
+                }
                 Pending::NewGame => {
                     self.clear();
                     Ok(())
@@ -174,6 +184,16 @@ impl Engine {
                 }
                 Ok(())
             }
+            // Tables are found (and the folders checked) at once, used from the next search.
+            Setting::SyzygyPath(path) => {
+                let tables = Tablebases::load(&path)?.map(Arc::new);
+                if self.is_searching() {
+                    self.pending.push(Pending::Tables(path, tables));
+                } else {
+                    self.set_tables(path, tables);
+                }
+                Ok(())
+            }
             setting => self.change(setting),
         }
     }
@@ -181,6 +201,37 @@ impl Engine {
     fn set_net(&mut self, path: String, net: Option<Arc<Network>>) {
         self.net = net;
         self.options.eval_file = path;
+    }
+
+    fn set_tables(&mut self, path: String, tables: Option<Arc<Tablebases>>) {
+        self.tables = tables;
+        self.options.syzygy_path = path;
+    }
+
+    /// The Syzygy tables found by the last `SyzygyPath` (pending or in use): the number of
+    /// table files and the most pieces they cover; `(0, 0)` without tables.
+    pub fn tablebases(&self) -> (usize, usize) {
+        let pending = self.pending.iter().rev().find_map(|p| match p {
+            Pending::Tables(_, t) => Some(t),
+            _ => None,
+        });
+        pending
+            .unwrap_or(&self.tables)
+            .as_ref()
+            .map_or((0, 0), |t| (t.files(), t.max_pieces()))
+    }
+
+    /// How the next search uses the tables.
+    fn tb_config(&self) -> TbConfig {
+        let o = &self.options;
+        match &self.tables {
+            Some(t) => TbConfig {
+                cardinality: t.max_pieces().min(o.syzygy_probe_limit),
+                probe_depth: o.syzygy_probe_depth,
+                rule50: o.syzygy_50_move_rule,
+            },
+            None => TbConfig::OFF,
+        }
     }
 
     /// The evaluation the next search uses: the network when `UseNNUE` is on and there is
@@ -254,6 +305,10 @@ impl Engine {
             Setting::EvalFile(path) => {
                 let net = load_net(&path)?;
                 self.set_net(path, net);
+            }
+            Setting::SyzygyPath(path) => {
+                let tables = Tablebases::load(&path)?.map(Arc::new);
+                self.set_tables(path, tables);
             }
             other => unreachable!("{other:?} is a plain value"),
         }
@@ -332,7 +387,25 @@ impl Engine {
         for text in &limits.searchmoves {
             restrict.push(pos.parse_uci(text)?);
         }
-        let root_moves = ordered_moves(pos, &self.tt, &restrict);
+        let mut root_moves = ordered_moves(pos, &self.tt, &restrict);
+        let mut tb_config = self.tb_config();
+        let ranking = self
+            .tables
+            .as_ref()
+            .and_then(|t| t.rank_root(pos, &root_moves, tb_config.cardinality, tb_config.rule50));
+        let root_tb = ranking.map(|ranking| {
+            keep_best_ranked(&mut root_moves, &ranking);
+            // Stockfish: with DTZ at the root the filtered moves keep the result, and the
+            // search needs no probes; with WDL alone, it probes only to convert a win.
+            let winning = ranking
+                .moves
+                .iter()
+                .any(|m| m.score.is_decisive() && m.score > Score::DRAW);
+            if ranking.dtz || !winning {
+                tb_config.cardinality = 0;
+            }
+            RootTb::new(&ranking, &root_moves)
+        });
         self.tt.new_search();
         let o = &self.options;
         let job = Job {
@@ -351,6 +424,9 @@ impl Engine {
             start,
             tt: Arc::clone(&self.tt),
             eval: self.evaluation(),
+            tables: self.tables.clone(),
+            tb_config,
+            root_tb,
         };
         self.pool.start(job, handler);
         Ok(())
@@ -416,6 +492,14 @@ impl Engine {
     pub fn uci_move(&self, m: Move) -> String {
         Position::uci(m, self.options.chess960).to_string()
     }
+}
+
+/// Keeps the root moves of the best tablebase rank, in their search order (Stockfish searches
+/// only the moves of the first rank for the first principal variation).
+fn keep_best_ranked(root_moves: &mut Vec<Move>, ranking: &RootRanking) {
+    let rank = |m: &Move| ranking.moves.iter().find(|r| r.mv == *m).map(|r| r.rank);
+    let best = root_moves.iter().filter_map(rank).max();
+    root_moves.retain(|m| rank(m) == best);
 }
 
 impl Drop for Engine {

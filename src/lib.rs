@@ -44,6 +44,7 @@ mod report;
 mod score;
 mod search;
 mod state;
+mod tablebase;
 mod threads;
 mod timeman;
 mod tt;

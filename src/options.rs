@@ -90,6 +90,11 @@ pub fn option_specs() -> Vec<OptionSpec> {
         spec("Pruning", Check { default: true }),
         spec("UseNNUE", Check { default: true }),
         spec("EvalFile", Text { default: "" }),
+        spec("SyzygyPath", Text { default: "" }),
+        spec("SyzygyProbeDepth", spin(1, 1, 100)),
+        spec("Syzygy50MoveRule", Check { default: true }),
+        spec("SyzygyProbeLimit", spin(7, 0, 7)),
+        spec("UCI_ShowWDL", Check { default: false }),
     ]
 }
 
@@ -122,6 +127,17 @@ pub struct Options {
     pub use_nnue: bool,
     /// The network file loaded by `EvalFile`; empty for the network built into lazuli.
     pub eval_file: String,
+    /// The folders of the Syzygy tables, as given (empty: none).
+    pub syzygy_path: String,
+    /// Probe the tables in the search only this many plies from the horizon or more (at the
+    /// largest piece count the tables and the limit allow).
+    pub syzygy_probe_depth: i32,
+    /// Cursed wins and blessed losses count as draws.
+    pub syzygy_50_move_rule: bool,
+    /// Probe only with at most this many pieces.
+    pub syzygy_probe_limit: usize,
+    /// `info` lines carry `wdl W D L`.
+    pub show_wdl: bool,
 }
 
 impl Default for Options {
@@ -140,6 +156,11 @@ impl Default for Options {
             pruning: true,
             use_nnue: true,
             eval_file: String::new(),
+            syzygy_path: String::new(),
+            syzygy_probe_depth: 1,
+            syzygy_50_move_rule: true,
+            syzygy_probe_limit: 7,
+            show_wdl: false,
         }
     }
 }
@@ -162,6 +183,12 @@ pub(crate) enum Setting {
     UseNnue(bool),
     /// A path, or empty for the built-in network; loaded by the engine.
     EvalFile(String),
+    /// Folders, or empty for none; loaded by the engine.
+    SyzygyPath(String),
+    SyzygyProbeDepth(i32),
+    Syzygy50MoveRule(bool),
+    SyzygyProbeLimit(usize),
+    ShowWdl(bool),
 }
 
 /// A value checked against its option's type and range.
@@ -207,6 +234,11 @@ impl Setting {
             ("Pruning", Value::Bool(b)) => Setting::Pruning(b),
             ("UseNNUE", Value::Bool(b)) => Setting::UseNnue(b),
             ("EvalFile", Value::Text(path)) => Setting::EvalFile(path),
+            ("SyzygyPath", Value::Text(path)) => Setting::SyzygyPath(path),
+            ("SyzygyProbeDepth", Value::Int(d)) => Setting::SyzygyProbeDepth(d as i32),
+            ("Syzygy50MoveRule", Value::Bool(b)) => Setting::Syzygy50MoveRule(b),
+            ("SyzygyProbeLimit", Value::Int(n)) => Setting::SyzygyProbeLimit(n as usize),
+            ("UCI_ShowWDL", Value::Bool(b)) => Setting::ShowWdl(b),
             (name, _) => unreachable!("option {name} has a parse arm"),
         };
         Ok(setting)
@@ -228,7 +260,15 @@ impl Options {
             Setting::Lmr(b) => self.lmr = *b,
             Setting::Pruning(b) => self.pruning = *b,
             Setting::UseNnue(b) => self.use_nnue = *b,
-            Setting::Threads(_) | Setting::Hash(_) | Setting::ClearHash | Setting::EvalFile(_) => {
+            Setting::SyzygyProbeDepth(d) => self.syzygy_probe_depth = *d,
+            Setting::Syzygy50MoveRule(b) => self.syzygy_50_move_rule = *b,
+            Setting::SyzygyProbeLimit(n) => self.syzygy_probe_limit = *n,
+            Setting::ShowWdl(b) => self.show_wdl = *b,
+            Setting::Threads(_)
+            | Setting::Hash(_)
+            | Setting::ClearHash
+            | Setting::EvalFile(_)
+            | Setting::SyzygyPath(_) => {
                 return false;
             }
         }

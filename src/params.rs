@@ -133,3 +133,11 @@ pub(crate) const STABILITY_SCALE: [f64; 6] = [2.0, 1.4, 1.1, 0.9, 0.8, 0.7];
 pub(crate) const REPORT_BOUNDS_AFTER: Duration = Duration::from_secs(3);
 /// The root move being searched is reported once the search has run this long.
 pub(crate) const REPORT_CURRMOVE_AFTER: Duration = Duration::from_secs(1);
+
+// ---------------------------------------------------------------------------------------------
+// Tablebases (search/alphabeta.rs).
+// ---------------------------------------------------------------------------------------------
+
+/// A tablebase result is stored in the table this many plies deeper than the node's depth
+/// (Stockfish: `depth + 6`): it holds whatever the depth.
+pub(crate) const TB_STORE_DEPTH_BONUS: i32 = 6;

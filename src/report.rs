@@ -39,6 +39,8 @@ pub struct SearchInfo {
     pub time_ms: u64,
     /// Permille of the hash table in use by this search.
     pub hashfull: u32,
+    /// Tablebase probes that gave a result, the root's included.
+    pub tbhits: u64,
     /// The principal variation.
     pub pv: Vec<Move>,
 }

@@ -24,6 +24,15 @@ impl Score {
     pub const DRAW: Score = Score(0);
     /// Scores at or beyond this magnitude are mates within [`MAX_PLY`].
     pub const MATE_BOUND: Score = Score(32_000 - MAX_PLY as i32);
+    /// The score of a tablebase win at the root (Stockfish's `VALUE_TB`): below every mate,
+    /// above every evaluation. A win proven by the tables `ply` plies down scores
+    /// `TB_WIN - ply`, so that the shorter way into a won ending is preferred.
+    pub const TB_WIN: Score = Score(Self::MATE_BOUND.0 - 1);
+    /// Scores at or beyond this magnitude are tablebase wins (or mates): decisive results.
+    pub const TB_WIN_BOUND: Score = Score(Self::TB_WIN.0 - MAX_PLY as i32);
+    /// What UCI shows for a tablebase win at the root, in centipawns (as Stockfish does: a
+    /// proven win that is not a mate distance), less one per ply to it.
+    pub const TB_WIN_CP: i32 = 20_000;
 
     /// The score of delivering mate `ply` plies from the root.
     pub const fn mate_in(ply: usize) -> Score {
@@ -40,11 +49,26 @@ impl Score {
         self.0.abs() >= Self::MATE_BOUND.0
     }
 
+    /// The score of a tablebase win `ply` plies from the root.
+    pub const fn tb_win_in(ply: usize) -> Score {
+        Score(Self::TB_WIN.0 - ply as i32)
+    }
+
+    /// The score of a tablebase loss `ply` plies from the root.
+    pub const fn tb_loss_in(ply: usize) -> Score {
+        Score(-Self::TB_WIN.0 + ply as i32)
+    }
+
+    /// True for a proven result: a mate or a tablebase win, for either side.
+    pub const fn is_decisive(self) -> bool {
+        self.0.abs() >= Self::TB_WIN_BOUND.0
+    }
+
     /// Converts a root-relative score to one relative to a node `ply` plies deep, for storing.
     pub const fn to_tt(self, ply: usize) -> Score {
-        if self.0 >= Self::MATE_BOUND.0 {
+        if self.0 >= Self::TB_WIN_BOUND.0 {
             Score(self.0 + ply as i32)
-        } else if self.0 <= -Self::MATE_BOUND.0 {
+        } else if self.0 <= -Self::TB_WIN_BOUND.0 {
             Score(self.0 - ply as i32)
         } else {
             self
@@ -53,21 +77,26 @@ impl Score {
 
     /// Converts a node-relative score read from the table back to a root-relative one.
     pub const fn from_tt(self, ply: usize) -> Score {
-        if self.0 >= Self::MATE_BOUND.0 {
+        if self.0 >= Self::TB_WIN_BOUND.0 {
             Score(self.0 - ply as i32)
-        } else if self.0 <= -Self::MATE_BOUND.0 {
+        } else if self.0 <= -Self::TB_WIN_BOUND.0 {
             Score(self.0 + ply as i32)
         } else {
             self
         }
     }
 
-    /// The score as UCI reports it: centipawns, or mate in moves (negative when mated).
+    /// The score as UCI reports it: centipawns, or mate in moves (negative when mated). A
+    /// tablebase win `n` plies away shows as `TB_WIN_CP - n` centipawns.
     pub const fn kind(self) -> ScoreKind {
         if self.0 >= Self::MATE_BOUND.0 {
             ScoreKind::Mate((Self::MATE.0 - self.0 + 1) / 2)
         } else if self.0 <= -Self::MATE_BOUND.0 {
             ScoreKind::Mate(-(Self::MATE.0 + self.0) / 2)
+        } else if self.0 >= Self::TB_WIN_BOUND.0 {
+            ScoreKind::Cp(Self::TB_WIN_CP - (Self::TB_WIN.0 - self.0))
+        } else if self.0 <= -Self::TB_WIN_BOUND.0 {
+            ScoreKind::Cp(-Self::TB_WIN_CP + (Self::TB_WIN.0 + self.0))
         } else {
             ScoreKind::Cp(self.0)
         }
@@ -129,6 +158,9 @@ mod tests {
             (Score::mated_in(4), ScoreKind::Mate(-2)),
             (Score(57), ScoreKind::Cp(57)),
             (Score(-312), ScoreKind::Cp(-312)),
+            (Score::tb_win_in(0), ScoreKind::Cp(20_000)),
+            (Score::tb_win_in(7), ScoreKind::Cp(19_993)),
+            (Score::tb_loss_in(4), ScoreKind::Cp(-19_996)),
         ];
         for (score, kind) in cases {
             assert_eq!(score.kind(), kind, "{score:?}");
@@ -138,7 +170,14 @@ mod tests {
     #[test]
     fn table_adjustment_round_trips_and_moves_mates_by_ply() {
         for ply in [0, 1, 7, 40] {
-            for s in [Score(0), Score(123), Score::mate_in(9), Score::mated_in(12)] {
+            for s in [
+                Score(0),
+                Score(123),
+                Score::mate_in(9),
+                Score::mated_in(12),
+                Score::tb_win_in(3),
+                Score::tb_loss_in(20),
+            ] {
                 assert_eq!(s.to_tt(ply).from_tt(ply), s);
             }
         }
@@ -147,5 +186,9 @@ mod tests {
         let stored = Score::mate_in(8).to_tt(5);
         assert_eq!(stored, Score::mate_in(3));
         assert_eq!(stored.from_tt(3), Score::mate_in(6));
+        // Tablebase wins move with the ply too, and stay below every mate.
+        assert_eq!(Score::tb_win_in(8).to_tt(5), Score::tb_win_in(3));
+        assert!(Score::tb_win_in(0) < Score::mate_in(MAX_PLY));
+        assert!(Score::tb_win_in(MAX_PLY).is_decisive() && !Score::tb_win_in(0).is_mate());
     }
 }

@@ -170,9 +170,11 @@ pub(crate) struct ThreadResult {
     pub pv: Vec<Move>,
 }
 
-/// One node counter and one result per thread of a pool. See the module's contract.
+/// One node counter, one tablebase-hit counter and one result per thread of a pool. See the
+/// module's contract (`tbhits` follows the same rules as `nodes`).
 pub(crate) struct ThreadSlots {
     nodes: Vec<CachePadded<AtomicU64>>,
+    tbhits: Vec<CachePadded<AtomicU64>>,
     results: Vec<Mutex<ThreadResult>>,
 }
 
@@ -180,6 +182,9 @@ impl ThreadSlots {
     pub(crate) fn new(threads: usize) -> ThreadSlots {
         ThreadSlots {
             nodes: (0..threads)
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
+            tbhits: (0..threads)
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
             results: (0..threads)
@@ -190,8 +195,9 @@ impl ThreadSlots {
 
     /// Zero counts and empty results, before a search.
     pub(crate) fn reset(&self) {
-        for (n, r) in self.nodes.iter().zip(&self.results) {
+        for ((n, t), r) in self.nodes.iter().zip(&self.tbhits).zip(&self.results) {
             n.store(0, Relaxed);
+            t.store(0, Relaxed);
             *r.lock() = ThreadResult::default();
         }
     }
@@ -199,6 +205,16 @@ impl ThreadSlots {
     /// Thread `id` publishes its node count.
     pub(crate) fn set_nodes(&self, id: usize, nodes: u64) {
         self.nodes[id].store(nodes, Relaxed);
+    }
+
+    /// Thread `id` publishes its tablebase hits.
+    pub(crate) fn set_tbhits(&self, id: usize, hits: u64) {
+        self.tbhits[id].store(hits, Relaxed);
+    }
+
+    /// Sum of every thread's tablebase hits.
+    pub(crate) fn total_tbhits(&self) -> u64 {
+        self.tbhits.iter().map(|n| n.load(Relaxed)).sum()
     }
 
     /// Sum of the node counters of all threads but `id`.

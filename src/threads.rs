@@ -263,6 +263,7 @@ fn report_no_moves(job: &Job, handler: &mut dyn SearchHandler) {
         nps: 0,
         time_ms: job.start.elapsed().as_millis() as u64,
         hashfull: 0,
+        tbhits: 0,
         pv: Vec::new(),
     });
 }

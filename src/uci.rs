@@ -94,7 +94,7 @@ pub fn format_info(info: &SearchInfo, chess960: bool) -> String {
         ScoreBound::Upper => " upperbound",
     };
     let mut line = format!(
-        "info depth {} seldepth {} multipv {} score {}{bound} nodes {} nps {} hashfull {} time {}",
+        "info depth {} seldepth {} multipv {} score {}{bound} nodes {} nps {} hashfull {} tbhits {} time {}",
         info.depth,
         info.seldepth,
         info.multipv,
@@ -102,6 +102,7 @@ pub fn format_info(info: &SearchInfo, chess960: bool) -> String {
         info.nodes,
         info.nps,
         info.hashfull,
+        info.tbhits,
         info.time_ms
     );
     if !info.pv.is_empty() {
@@ -306,6 +307,12 @@ impl Uci {
         }
         let was_searching = self.engine.is_searching();
         self.engine.set_option(&name, &value)?;
+        if name.trim().eq_ignore_ascii_case("SyzygyPath") {
+            let (files, pieces) = self.engine.tablebases();
+            self.out.line(&format!(
+                "info string Syzygy: {files} table files, up to {pieces} pieces"
+            ));
+        }
         if was_searching && self.debug {
             self.out.line(&format!(
                 "info string option '{name}' will apply after the search"

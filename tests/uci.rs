@@ -329,7 +329,7 @@ fn info_lines_carry_every_field_as_integers() {
     assert!(infos.len() >= 7);
     for l in infos {
         for key in [
-            "depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time",
+            "depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "tbhits", "time",
         ] {
             let v = field(l, key).unwrap_or_else(|| panic!("no {key} in {l}"));
             assert!(v.parse::<u64>().is_ok(), "{key} {v} in {l}");

@@ -36,9 +36,9 @@ impl Evaluation {
     }
 }
 
-/// Network outputs stay clear of mate scores.
+/// Network outputs stay clear of mate and tablebase scores.
 fn clamp(cp: i32) -> Score {
-    let bound = Score::MATE_BOUND.0 - 1;
+    let bound = Score::TB_WIN_BOUND.0 - 1;
     Score(cp.clamp(-bound, bound))
 }
 

@@ -64,6 +64,7 @@ impl SearchHandler for CallbackHandler {
             nps: info.nps,
             time_ms: info.time_ms,
             hashfull: info.hashfull,
+            tbhits: info.tbhits,
             pv: pv.as_ptr(),
         };
         // SAFETY: `callback` is the function pointer the caller passed to lazuli_engine_go;

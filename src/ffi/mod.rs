@@ -147,6 +147,8 @@ pub struct LazuliInfo {
     pub time_ms: u64,
     /// Permille of the hash table in use.
     pub hashfull: u32,
+    /// Endgame tablebase probes that gave a result (see the `SyzygyPath` option).
+    pub tbhits: u64,
     /// The principal variation, space-separated UCI moves. Valid only during the callback.
     pub pv: *const c_char,
 }

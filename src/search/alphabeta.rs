@@ -12,11 +12,12 @@ use crate::params::{
     CHECK_EXTENSION_PLY_FACTOR, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH,
     LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH,
     NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR, NULL_EVAL_MAX, RFP_MARGIN, RFP_MAX_DEPTH,
-    SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN,
+    SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN, TB_STORE_DEPTH_BONUS,
 };
 use crate::position::{gives_check, is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
 use crate::search::NullMoveMode;
+use crate::tablebase::{ignoring_rule50, wdl_score};
 use crate::tt::Bound;
 
 /// Late move reduction table, `LMR_BASE + ln(depth) ln(moves) / LMR_DIVISOR`.
@@ -92,6 +93,41 @@ impl Searcher<'_> {
             return Ok(score);
         }
 
+        // Step 5b. Tablebase probe (Stockfish `search`, "Tablebases probe"): after a capture
+        // or a pawn move, with few enough pieces, the tables' WDL value ends the node when its
+        // bound settles the window; it is stored in the table with that bound.
+        let tb = self.job.tb_config;
+        if !N::ROOT
+            && tb.cardinality > 0
+            && let Some(tables) = &self.job.tables
+            && self.pos.chess().halfmoves() == 0
+        {
+            let pieces = self.pos.chess().board().occupied().count();
+            if (pieces < tb.cardinality || (pieces == tb.cardinality && depth >= tb.probe_depth))
+                && let Some(wdl) = tables.probe_wdl(self.pos.chess())
+            {
+                self.tbhits += 1;
+                self.slots.set_tbhits(self.id, self.tbhits);
+                let wdl = if tb.rule50 { wdl } else { ignoring_rule50(wdl) };
+                let value = wdl_score(wdl, ply);
+                let bound = if value.is_decisive() && value > Score::DRAW {
+                    Bound::Lower
+                } else if value.is_decisive() {
+                    Bound::Upper
+                } else {
+                    Bound::Exact
+                };
+                if bound == Bound::Exact
+                    || (bound == Bound::Lower && value >= beta)
+                    || (bound == Bound::Upper && value <= alpha)
+                {
+                    let depth = (depth + TB_STORE_DEPTH_BONUS).min(MAX_PLY as i32 - 1);
+                    self.tt_store(key, ply, Best::new(value), None, depth, bound);
+                    return Ok(value);
+                }
+            }
+        }
+
         // Step 6. Internal iterative reduction (Ed Schroeder; Stockfish since 2021): without a
         // table move the node's ordering is poor, so search it a ply shallower.
         if !N::ROOT && tt_move.is_none() && depth >= IIR_MIN_DEPTH {
@@ -114,7 +150,7 @@ impl Searcher<'_> {
             && config.pruning
             && let Some(eval) = eval
             && depth <= RFP_MAX_DEPTH
-            && !beta.is_mate()
+            && !beta.is_decisive()
             && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
         {
             return Ok(eval);
@@ -135,7 +171,7 @@ impl Searcher<'_> {
             && null_mode != NullMoveMode::Off
             && !in_check
             && !self.stack[ply].after_null
-            && !beta.is_mate()
+            && !beta.is_decisive()
             && eval.is_some_and(|e| e >= beta)
             && (null_mode == NullMoveMode::Standard || !verify || depth > 1)
             && self.make_null()
@@ -154,8 +190,8 @@ impl Searcher<'_> {
             self.unmake();
             let value = -result?;
             if value >= beta {
-                // A mate score from a search where one side passed is not proven.
-                let value = if value.is_mate() { beta } else { value };
+                // A mate or tablebase score from a search where one side passed is not proven.
+                let value = if value.is_decisive() { beta } else { value };
                 if null_mode == NullMoveMode::Verified && verify {
                     depth -= 1;
                     verify = false;

@@ -10,6 +10,13 @@ use crate::report::{ScoreBound, SearchHandler, SearchInfo, nps};
 use crate::score::{Score, ScoreKind};
 use crate::state::SearchState;
 
+/// Nodes and tablebase hits of every thread, for a report.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Counts {
+    pub nodes: u64,
+    pub tbhits: u64,
+}
+
 /// What only the main search thread owns. See the module documentation.
 pub(crate) struct MainThread<'a> {
     handler: &'a mut dyn SearchHandler,
@@ -79,8 +86,9 @@ impl<'a> MainThread<'a> {
         depth: u32,
         root_moves: &[RootMove],
         multipv: usize,
-        nodes: u64,
+        counts: Counts,
     ) {
+        let Counts { nodes, tbhits } = counts;
         let elapsed = job.start.elapsed();
         let hashfull = job.tt.hashfull();
         for (i, rm) in root_moves.iter().take(multipv).enumerate() {
@@ -99,12 +107,13 @@ impl<'a> MainThread<'a> {
                 },
                 seldepth: rm.seldepth as u32,
                 multipv: i as u32 + 1,
-                score: if updated { rm.score } else { rm.previous },
+                score: rm.shown(if updated { rm.score } else { rm.previous }),
                 bound: if updated { rm.bound } else { ScoreBound::Exact },
                 nodes,
                 nps: nps(nodes, elapsed),
                 time_ms: elapsed.as_millis() as u64,
                 hashfull,
+                tbhits,
                 pv: rm.pv.clone(),
             });
         }
@@ -117,8 +126,9 @@ impl<'a> MainThread<'a> {
         depth: u32,
         rm: &RootMove,
         pv_index: usize,
-        nodes: u64,
+        counts: Counts,
     ) {
+        let Counts { nodes, tbhits } = counts;
         let elapsed = job.start.elapsed();
         if elapsed < REPORT_BOUNDS_AFTER {
             return;
@@ -127,12 +137,13 @@ impl<'a> MainThread<'a> {
             depth,
             seldepth: rm.seldepth as u32,
             multipv: pv_index as u32 + 1,
-            score: rm.score,
+            score: rm.shown(rm.score),
             bound: rm.bound,
             nodes,
             nps: nps(nodes, elapsed),
             time_ms: elapsed.as_millis() as u64,
             hashfull: job.tt.hashfull(),
+            tbhits,
             pv: rm.pv.clone(),
         });
     }

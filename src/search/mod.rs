@@ -34,8 +34,8 @@ use crate::state::{SearchState, ThreadResult, ThreadSlots};
 use crate::tt::{Bound, PackedMove, TranspositionTable, TtHit};
 use history::Histories;
 pub use job::NullMoveMode;
-pub(crate) use job::{Job, SearchConfig};
-use manager::MainThread;
+pub(crate) use job::{Job, RootTb, SearchConfig};
+use manager::{Counts, MainThread};
 use root::RootMove;
 use stack::{Frame, PvTable};
 
@@ -100,6 +100,8 @@ pub(crate) struct Searcher<'a> {
     pv_index: usize,
     completed_depth: u32,
     nodes: u64,
+    /// Tablebase probes that gave a result, in this thread's search.
+    tbhits: u64,
     /// The other threads' node total, read every [`CHECK_EVERY`] nodes.
     others_nodes: u64,
     seldepth: usize,
@@ -129,11 +131,16 @@ impl<'a> Searcher<'a> {
             eval,
             stack: stack::new_stack(),
             pv: PvTable::new(),
-            root_moves: job.root_moves.iter().map(|&m| RootMove::new(m)).collect(),
+            root_moves: job
+                .root_moves
+                .iter()
+                .map(|&m| RootMove::new(m, job.root_tb.as_ref().and_then(|tb| tb.score(m))))
+                .collect(),
             root_depth: 0,
             pv_index: 0,
             completed_depth: 0,
             nodes: 0,
+            tbhits: 0,
             others_nodes: 0,
             seldepth: 0,
         }
@@ -176,9 +183,9 @@ impl<'a> Searcher<'a> {
                 }
             }
             root::sort(&mut self.root_moves, 0);
-            let nodes = self.total_nodes();
+            let counts = self.counts();
             if let Some(main) = &mut self.main {
-                main.report_iteration(self.job, depth, &self.root_moves, multipv, nodes);
+                main.report_iteration(self.job, depth, &self.root_moves, multipv, counts);
             }
             if stopped {
                 break;
@@ -210,7 +217,7 @@ impl<'a> Searcher<'a> {
         let previous = self.root_moves[self.pv_index].previous;
         let mut delta = ASPIRATION_DELTA;
         let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH
-            && !previous.is_mate()
+            && !previous.is_decisive()
             && previous > -Score::INFINITE
         {
             (
@@ -232,10 +239,10 @@ impl<'a> Searcher<'a> {
             } else {
                 return Ok(());
             }
-            let nodes = self.total_nodes();
+            let counts = self.counts();
             if let Some(main) = &mut self.main {
                 let rm = &self.root_moves[self.pv_index];
-                main.report_bound(self.job, depth as u32, rm, self.pv_index, nodes);
+                main.report_bound(self.job, depth as u32, rm, self.pv_index, counts);
             }
             delta += delta / 2;
             if delta > ASPIRATION_MAX_DELTA {
@@ -312,6 +319,15 @@ impl<'a> Searcher<'a> {
     /// Nodes of every thread: this one's exact count plus the others' published ones.
     fn total_nodes(&self) -> u64 {
         self.nodes + self.slots.nodes_except(self.id)
+    }
+
+    /// Nodes and tablebase hits of every thread (the root's probes included), for a report.
+    fn counts(&self) -> Counts {
+        let root = self.job.root_tb.as_ref().map_or(0, |tb| tb.probes);
+        Counts {
+            nodes: self.total_nodes(),
+            tbhits: root + self.slots.total_tbhits(),
+        }
     }
 
     // ---------------------------------------------------------------------------------------

@@ -21,10 +21,12 @@ pub(crate) struct RootMove {
     pub bound: ScoreBound,
     pub seldepth: usize,
     pub pv: Vec<Move>,
+    /// The tablebase score of the move, when the root is in the tables.
+    pub tb_score: Option<Score>,
 }
 
 impl RootMove {
-    pub(crate) fn new(mv: Move) -> RootMove {
+    pub(crate) fn new(mv: Move, tb_score: Option<Score>) -> RootMove {
         RootMove {
             mv,
             score: -Score::INFINITE,
@@ -32,6 +34,16 @@ impl RootMove {
             bound: ScoreBound::Exact,
             seldepth: 0,
             pv: vec![mv],
+            tb_score,
+        }
+    }
+
+    /// The score to show for a search score `score` of this move: the tablebase's when the
+    /// root is in the tables, unless the search found a mate (Stockfish's `tbScore`).
+    pub(crate) fn shown(&self, score: Score) -> Score {
+        match self.tb_score {
+            Some(tb) if !score.is_mate() => tb,
+            _ => score,
         }
     }
 

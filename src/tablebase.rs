@@ -1,0 +1,350 @@
+//! Syzygy endgame tablebases, probed with `shakmaty-syzygy` (a pure-Rust prober without
+//! `unsafe` in the path lazuli uses: tables are read with positional reads, not memory maps).
+//!
+//! Two uses, as Stockfish makes them (`src/syzygy/tbprobe.cpp`):
+//! - At the root ([`Tablebases::rank_root`]): every root move is ranked by the DTZ of the
+//!   position after it (by WDL alone when a DTZ table is missing), the 50-move counter
+//!   included; the search then considers only the best-ranked moves, so it keeps the tablebase
+//!   result and, since a win's rank falls as the counter grows, makes progress.
+//! - In the search ([`Tablebases::probe_wdl`]): after a capture or a pawn move, with few enough
+//!   pieces, the WDL value ends the node.
+//!
+//! # Concurrency contract
+//!
+//! A [`Tablebases`] is loaded once (by the engine facade, from the `SyzygyPath` option) and
+//! then only read, by every search thread at once: `shakmaty_syzygy::Tablebase` opens each
+//! table lazily behind a `OnceCell` and reads it with positional reads, so probes need no lock
+//! of lazuli's. Each engine owns its own tables (behind an `Arc`): two engines in one process
+//! may use different folders (Stockfish's tables are a process-wide global).
+
+use std::path::Path;
+
+use shakmaty::{Chess, Move, Position as _};
+use shakmaty_syzygy::{Dtz, MaybeRounded, Tablebase, Wdl};
+
+use crate::error::Error;
+use crate::position::Position;
+use crate::score::Score;
+
+/// The separator of several folders in `SyzygyPath`, as Stockfish has it.
+#[cfg(windows)]
+pub const PATH_SEPARATOR: char = ';';
+/// The separator of several folders in `SyzygyPath`, as Stockfish has it.
+#[cfg(not(windows))]
+pub const PATH_SEPARATOR: char = ':';
+
+/// Stockfish's `MAX_DTZ`: the rank of a win the 50-move rule cannot spoil.
+const MAX_DTZ: i32 = 1 << 18;
+
+/// The tables of one engine. See the module documentation.
+pub(crate) struct Tablebases {
+    tables: Tablebase<Chess>,
+    files: usize,
+}
+
+impl std::fmt::Debug for Tablebases {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tablebases")
+            .field("files", &self.files)
+            .field("max_pieces", &self.max_pieces())
+            .finish()
+    }
+}
+
+/// How the search uses the tables, from the options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TbConfig {
+    /// Probe in the search only with at most this many pieces (0: never).
+    pub cardinality: usize,
+    /// ... and, at exactly `cardinality` pieces, only this many plies from the horizon or more.
+    pub probe_depth: i32,
+    /// Cursed wins and blessed losses are draws (the 50-move rule counts).
+    pub rule50: bool,
+}
+
+impl TbConfig {
+    /// No probes.
+    pub(crate) const OFF: TbConfig = TbConfig {
+        cardinality: 0,
+        probe_depth: 1,
+        rule50: true,
+    };
+}
+
+/// One root move as the tables see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RankedMove {
+    pub mv: Move,
+    /// Higher is better; equal ranks are equally good (every win the 50-move rule cannot
+    /// spoil ranks the same).
+    pub rank: i32,
+    /// The score to report for it.
+    pub score: Score,
+}
+
+/// The root moves ranked by the tables, and what the probe used.
+#[derive(Clone, Debug)]
+pub(crate) struct RootRanking {
+    pub moves: Vec<RankedMove>,
+    /// The ranks come from DTZ tables (else from WDL alone).
+    pub dtz: bool,
+    /// Table probes made.
+    pub probes: u64,
+}
+
+impl Tablebases {
+    /// The tables in the folders of `paths` (separated by [`PATH_SEPARATOR`]); `None` for an
+    /// empty value or `<empty>`, as Stockfish reads it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidOption`] naming a folder that does not exist or cannot be read, or a
+    /// table file that cannot be used.
+    pub(crate) fn load(paths: &str) -> Result<Option<Tablebases>, Error> {
+        let paths = paths.trim();
+        if paths.is_empty() || paths == "<empty>" {
+            return Ok(None);
+        }
+        let mut tables = Tablebase::new();
+        let mut files = 0;
+        for folder in paths.split(PATH_SEPARATOR).filter(|p| !p.is_empty()) {
+            if !Path::new(folder).is_dir() {
+                return Err(Error::InvalidOption(format!(
+                    "SyzygyPath: '{folder}' is not a folder"
+                )));
+            }
+            files += tables.add_directory(folder).map_err(|e| {
+                Error::InvalidOption(format!("SyzygyPath: cannot read '{folder}': {e}"))
+            })?;
+        }
+        Ok(Some(Tablebases { tables, files }))
+    }
+
+    /// Table files found.
+    pub(crate) fn files(&self) -> usize {
+        self.files
+    }
+
+    /// The most pieces of any table found.
+    pub(crate) fn max_pieces(&self) -> usize {
+        self.tables.max_pieces()
+    }
+
+    /// True when `chess` may be probed: few enough pieces for the tables and `limit`, and no
+    /// castling rights (the tables have none).
+    fn fits(&self, chess: &Chess, limit: usize) -> bool {
+        let pieces = chess.board().occupied().count();
+        pieces <= self.max_pieces().min(limit) && chess.castles().is_empty()
+    }
+
+    /// The WDL value of `chess`, reached by a capture or pawn move, from the side to move:
+    /// `None` when a table is missing or the position does not fit.
+    pub(crate) fn probe_wdl(&self, chess: &Chess) -> Option<Wdl> {
+        if !chess.castles().is_empty() {
+            return None;
+        }
+        self.tables.probe_wdl_after_zeroing(chess).ok()
+    }
+
+    /// Ranks the root moves `moves` of `pos` (Stockfish's `root_probe`, then `root_probe_wdl`
+    /// when a DTZ table is missing). `None` when the root does not fit `limit` or the tables,
+    /// or a table is missing.
+    pub(crate) fn rank_root(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        limit: usize,
+        rule50: bool,
+    ) -> Option<RootRanking> {
+        let chess = pos.chess();
+        if moves.is_empty() || !self.fits(chess, limit) {
+            return None;
+        }
+        self.rank_by_dtz(pos, moves, rule50)
+            .or_else(|| self.rank_by_wdl(chess, moves, rule50))
+    }
+
+    fn rank_by_dtz(&self, pos: &Position, moves: &[Move], rule50: bool) -> Option<RootRanking> {
+        let chess = pos.chess();
+        let halfmoves = chess.halfmoves() as i32;
+        // A position that has already occurred: a win must make progress at once, so wins
+        // rank by their distance.
+        let repeated = pos.is_repetition(usize::MAX);
+        let bound = if rule50 { MAX_DTZ - 100 } else { 1 };
+        let mut ranked = Vec::with_capacity(moves.len());
+        let mut probes = 0;
+        for &mv in moves {
+            let mut after = chess.clone();
+            after.play_unchecked(mv);
+            probes += 1;
+            // The distance to a zeroing move, counted from the root, from the root's side.
+            let dtz = if after.is_checkmate() {
+                1
+            } else if after.is_stalemate() {
+                0
+            } else if after.halfmoves() == 0 {
+                let wdl = -self.tables.probe_wdl_after_zeroing(&after).ok()?;
+                Dtz::before_zeroing(wdl).0
+            } else {
+                let dtz = -self
+                    .tables
+                    .probe_dtz(&after)
+                    .ok()
+                    .map(MaybeRounded::ignore_rounding)?
+                    .0;
+                dtz + dtz.signum()
+            };
+            let rank = if dtz > 0 {
+                if dtz + halfmoves <= 99 && !repeated {
+                    MAX_DTZ
+                } else {
+                    MAX_DTZ - (dtz + halfmoves)
+                }
+            } else if dtz < 0 {
+                if -dtz * 2 + halfmoves < 100 {
+                    -MAX_DTZ
+                } else {
+                    -MAX_DTZ + (-dtz + halfmoves)
+                }
+            } else {
+                0
+            };
+            ranked.push(RankedMove {
+                mv,
+                rank,
+                score: rank_score(rank, bound),
+            });
+        }
+        Some(RootRanking {
+            moves: ranked,
+            dtz: true,
+            probes,
+        })
+    }
+
+    fn rank_by_wdl(&self, chess: &Chess, moves: &[Move], rule50: bool) -> Option<RootRanking> {
+        let mut ranked = Vec::with_capacity(moves.len());
+        let mut probes = 0;
+        for &mv in moves {
+            let mut after = chess.clone();
+            after.play_unchecked(mv);
+            probes += 1;
+            let wdl = if after.is_checkmate() {
+                Wdl::Win
+            } else {
+                -self.tables.probe_wdl_after_zeroing(&after).ok()?
+            };
+            let wdl = if rule50 { wdl } else { ignoring_rule50(wdl) };
+            ranked.push(RankedMove {
+                mv,
+                rank: i32::from(wdl),
+                score: wdl_score(wdl, 0),
+            });
+        }
+        Some(RootRanking {
+            moves: ranked,
+            dtz: false,
+            probes,
+        })
+    }
+}
+
+/// The root score of a DTZ rank (Stockfish's `tbScore`): a win or loss the 50-move rule cannot
+/// spoil is a tablebase result; a cursed win or blessed loss a small edge (growing to half a
+/// pawn as a real win comes near); else a draw.
+fn rank_score(rank: i32, bound: i32) -> Score {
+    const PAWN: i32 = 100;
+    if rank >= bound {
+        Score::tb_win_in(0)
+    } else if rank > 0 {
+        Score((rank - (MAX_DTZ - 200)).max(3) * PAWN / 200)
+    } else if rank == 0 {
+        Score::DRAW
+    } else if rank > -bound {
+        Score((rank + (MAX_DTZ - 200)).min(-3) * PAWN / 200)
+    } else {
+        Score::tb_loss_in(0)
+    }
+}
+
+/// The score of a WDL value `ply` plies from the root, the 50-move rule counting (a cursed win
+/// scores just above a draw, a blessed loss just below).
+pub(crate) fn wdl_score(wdl: Wdl, ply: usize) -> Score {
+    match wdl {
+        Wdl::Win => Score::tb_win_in(ply),
+        Wdl::Loss => Score::tb_loss_in(ply),
+        Wdl::CursedWin => Score(2),
+        Wdl::BlessedLoss => Score(-2),
+        Wdl::Draw => Score::DRAW,
+    }
+}
+
+/// The WDL of a probe with the 50-move rule off: cursed wins are wins, blessed losses losses.
+pub(crate) fn ignoring_rule50(wdl: Wdl) -> Wdl {
+    match wdl {
+        Wdl::CursedWin => Wdl::Win,
+        Wdl::BlessedLoss => Wdl::Loss,
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+
+    fn tables() -> Tablebases {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/syzygy");
+        Tablebases::load(dir).unwrap().expect("tables")
+    }
+
+    fn chess(fen: &str) -> Chess {
+        let fen: Fen = fen.parse().unwrap();
+        fen.into_position(CastlingMode::Standard).unwrap()
+    }
+
+    #[test]
+    fn loading_names_the_bad_folder_and_accepts_empty() {
+        assert!(Tablebases::load("").unwrap().is_none());
+        assert!(Tablebases::load("<empty>").unwrap().is_none());
+        let err = Tablebases::load("/no/such/folder").unwrap_err().to_string();
+        assert!(err.contains("/no/such/folder"), "{err}");
+        let tb = tables();
+        assert_eq!(tb.max_pieces(), 4);
+        assert!(tb.files() >= 70, "{}", tb.files());
+    }
+
+    #[test]
+    fn wdl_probes_from_the_side_to_move() {
+        let tb = tables();
+        for (fen, wdl) in [
+            // Values checked with python-chess (`chess.syzygy.probe_wdl`).
+            ("8/8/8/4k3/8/8/8/KQ6 w - - 0 1", Wdl::Win),
+            ("8/8/8/4k3/8/8/8/KQ6 b - - 0 1", Wdl::Loss),
+            ("8/8/8/4k3/8/8/8/KN6 w - - 0 1", Wdl::Draw),
+            ("8/8/8/8/8/4k3/4P3/4K3 w - - 0 1", Wdl::Draw),
+            ("8/8/8/8/8/4k3/4P3/4K3 b - - 0 1", Wdl::Draw),
+            ("4k3/8/4K3/4P3/8/8/8/8 w - - 0 1", Wdl::Win),
+            ("4k3/8/4K3/4P3/8/8/8/8 b - - 0 1", Wdl::Loss),
+        ] {
+            assert_eq!(tb.probe_wdl(&chess(fen)), Some(wdl), "{fen}");
+        }
+        // Five pieces: more than the tables hold, so never probed.
+        assert!(!tb.fits(&chess("8/8/8/4k3/8/8/1p6/KQR5 w - - 0 1"), 7));
+        assert!(tb.fits(&chess("8/8/8/4k3/8/8/8/KQ6 w - - 0 1"), 7));
+        assert!(!tb.fits(&chess("8/8/8/4k3/8/8/8/KQ6 w - - 0 1"), 2));
+    }
+
+    #[test]
+    fn rank_scores_order_results() {
+        let bound = MAX_DTZ - 100;
+        let scores: Vec<Score> = [MAX_DTZ, MAX_DTZ - 150, 0, -MAX_DTZ + 150, -MAX_DTZ]
+            .iter()
+            .map(|&r| rank_score(r, bound))
+            .collect();
+        assert!(scores.windows(2).all(|w| w[0] > w[1]), "{scores:?}");
+        assert!(scores[0].is_decisive() && scores[4].is_decisive());
+        assert!(!scores[1].is_decisive() && scores[1] > Score::DRAW);
+    }
+}
