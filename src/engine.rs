@@ -23,7 +23,7 @@ use crate::score::Score;
 use crate::search::root::ordered_moves;
 use crate::search::{Job, RootTb, SearchConfig};
 use crate::state::{Phase, SearchControl, SearchState};
-use crate::tablebase::{RootRanking, Tablebases, TbConfig};
+use crate::tablebase::{Tablebases, TbConfig};
 use crate::threads::ThreadPool;
 use crate::timeman::{Limits, TimeManager};
 use crate::tt::TranspositionTable;
@@ -394,7 +394,7 @@ impl Engine {
             .as_ref()
             .and_then(|t| t.rank_root(pos, &root_moves, tb_config.cardinality, tb_config.rule50));
         let root_tb = ranking.map(|ranking| {
-            keep_best_ranked(&mut root_moves, &ranking);
+            ranking.keep_best(&mut root_moves);
             // Stockfish: with DTZ at the root the filtered moves keep the result, and the
             // search needs no probes; with WDL alone, it probes only to convert a win.
             let winning = ranking
@@ -492,14 +492,6 @@ impl Engine {
     pub fn uci_move(&self, m: Move) -> String {
         Position::uci(m, self.options.chess960).to_string()
     }
-}
-
-/// Keeps the root moves of the best tablebase rank, in their search order (Stockfish searches
-/// only the moves of the first rank for the first principal variation).
-fn keep_best_ranked(root_moves: &mut Vec<Move>, ranking: &RootRanking) {
-    let rank = |m: &Move| ranking.moves.iter().find(|r| r.mv == *m).map(|r| r.rank);
-    let best = root_moves.iter().filter_map(rank).max();
-    root_moves.retain(|m| rank(m) == best);
 }
 
 impl Drop for Engine {

@@ -92,6 +92,16 @@ pub(crate) struct RootRanking {
     pub probes: u64,
 }
 
+impl RootRanking {
+    /// Keeps the moves of `root_moves` of the best rank, in their order (Stockfish searches
+    /// only the moves of the first rank).
+    pub(crate) fn keep_best(&self, root_moves: &mut Vec<Move>) {
+        let rank = |m: &Move| self.moves.iter().find(|r| r.mv == *m).map(|r| r.rank);
+        let best = root_moves.iter().filter_map(rank).max();
+        root_moves.retain(|m| rank(m) == best);
+    }
+}
+
 impl Tablebases {
     /// The tables in the folders of `paths` (separated by [`PATH_SEPARATOR`]); `None` for an
     /// empty value or `<empty>`, as Stockfish reads it.
@@ -334,6 +344,82 @@ mod tests {
         assert!(!tb.fits(&chess("8/8/8/4k3/8/8/1p6/KQR5 w - - 0 1"), 7));
         assert!(tb.fits(&chess("8/8/8/4k3/8/8/8/KQ6 w - - 0 1"), 7));
         assert!(!tb.fits(&chess("8/8/8/4k3/8/8/8/KQ6 w - - 0 1"), 2));
+    }
+
+    /// Every row of the python-chess oracle (`tools/syzygy_oracle.py`: four random positions of
+    /// every 3- and 4-piece table): the WDL and DTZ of the position, and exactly the root
+    /// moves of the best rank kept.
+    #[test]
+    fn root_ranking_agrees_with_python_chess_on_every_table() {
+        let tb = tables();
+        let csv = include_str!("../tests/data/syzygy-oracle.csv");
+        let mut materials = std::collections::BTreeSet::new();
+        for row in csv.lines().skip(1) {
+            let fields: Vec<&str> = row.split(',').collect();
+            let [fen, wdl, dtz, kept] = fields[..] else {
+                panic!("bad oracle row {row}");
+            };
+            let pos = Position::from_fen(fen).unwrap();
+            let chess = pos.chess();
+            // The material, as the sorted piece letters of the FEN ("BBKk" for KBBvK).
+            let mut letters: Vec<char> = fen.split(' ').next().unwrap().chars().collect();
+            letters.retain(char::is_ascii_alphabetic);
+            letters.sort_unstable();
+            materials.insert(letters);
+            let expected_wdl: i32 = wdl.parse().unwrap();
+            assert_eq!(
+                tb.probe_wdl(chess).map(i32::from),
+                Some(expected_wdl),
+                "{fen}"
+            );
+            let probed = tb.tables.probe_dtz(chess).unwrap().ignore_rounding().0;
+            assert_eq!(probed, dtz.parse::<i32>().unwrap(), "{fen}");
+
+            let moves: Vec<Move> = chess.legal_moves().into_iter().collect();
+            let ranking = tb.rank_root(&pos, &moves, 7, true).expect("in the tables");
+            assert!(ranking.dtz, "{fen}");
+            let mut kept_moves = moves.clone();
+            ranking.keep_best(&mut kept_moves);
+            let mut got: Vec<String> = kept_moves
+                .iter()
+                .map(|&m| Position::uci(m, false).to_string())
+                .collect();
+            got.sort();
+            let expected: Vec<&str> = kept.split(' ').collect();
+            assert_eq!(got, expected, "{fen}");
+            // The reported score says what the tables say.
+            let best = ranking.moves.iter().map(|r| r.score).max().unwrap();
+            match expected_wdl {
+                2 => assert!(best.is_decisive() && best > Score::DRAW, "{fen}"),
+                -2 => assert!(best.is_decisive() && best < Score::DRAW, "{fen}"),
+                _ => assert_eq!(best, Score::DRAW, "{fen}"),
+            }
+        }
+        // Every table at least once (35 files of each kind in ../shared/syzygy).
+        assert_eq!(materials.len(), 35);
+    }
+
+    /// The 50-move rule: a win that needs more than the moves left before the rule is a
+    /// draw-like edge with `Syzygy50MoveRule` (scored as Stockfish does, below half a pawn),
+    /// and a tablebase win without it.
+    #[test]
+    fn the_fifty_move_rule_turns_a_slow_win_into_an_edge() {
+        let tb = tables();
+        // KBNvK, white mates in about 30 moves: the zeroing move is too far at 60 half-moves.
+        for (halfmoves, rule50, decisive) in [(0, true, true), (60, true, false), (60, false, true)]
+        {
+            let fen = format!("6K1/8/1k6/8/1B6/8/N7/8 w - - {halfmoves} 1");
+            let pos = Position::from_fen(&fen).unwrap();
+            let moves: Vec<Move> = pos.chess().legal_moves().into_iter().collect();
+            let ranking = tb.rank_root(&pos, &moves, 7, rule50).unwrap();
+            let best = ranking.moves.iter().map(|r| r.score).max().unwrap();
+            assert_eq!(
+                best.is_decisive(),
+                decisive,
+                "{fen} rule50 {rule50}: {best:?}"
+            );
+            assert!(best > Score::DRAW, "{fen}: {best:?}");
+        }
     }
 
     #[test]

@@ -44,7 +44,8 @@ def random_position(material, rng):
                 squares.insert(0, sq)
             board.set_piece_at(sq, chess.Piece(piece, color))
     board.turn = rng.choice([chess.WHITE, chess.BLACK])
-    if not board.is_valid() or board.is_game_over():
+    # Not is_game_over(): it counts KBvK and the like as over (insufficient material).
+    if not board.is_valid() or board.is_checkmate() or board.is_stalemate():
         return None
     return board
 
