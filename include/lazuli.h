@@ -285,6 +285,10 @@ typedef struct {
    */
   uint32_t hashfull;
   /**
+   * Endgame tablebase probes that gave a result (see the `SyzygyPath` option).
+   */
+  uint64_t tbhits;
+  /**
    * The principal variation, space-separated UCI moves. Valid only during the callback.
    */
   const char *pv;
@@ -306,6 +310,10 @@ typedef void (*lazuli_info_callback)(void *userdata, const lazuli_info *info);
  * further call with this `userdata`.
  */
 typedef void (*lazuli_bestmove_callback)(void *userdata, const char *bestmove, const char *ponder);
+
+
+
+
 
 
 

@@ -32,7 +32,7 @@ impl Score {
     pub const TB_WIN_BOUND: Score = Score(Self::TB_WIN.0 - MAX_PLY as i32);
     /// What UCI shows for a tablebase win at the root, in centipawns (as Stockfish does: a
     /// proven win that is not a mate distance), less one per ply to it.
-    pub const TB_WIN_CP: i32 = 20_000;
+    const TB_WIN_CP: i32 = 20_000;
 
     /// The score of delivering mate `ply` plies from the root.
     pub const fn mate_in(ply: usize) -> Score {
