@@ -3,7 +3,11 @@
 //!
 //! Regenerate the header after changing `src/ffi/`: `LAZULI_BLESS=1 cargo test --test c_api header`.
 
+mod common;
+
+use common::c::{C_FLAGS, NATIVE_LIBS, checked_output};
 use std::path::Path;
+use std::process::Command;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -42,19 +46,8 @@ fn library_dir() -> std::path::PathBuf {
     exe.parent().unwrap().to_path_buf()
 }
 
-/// The libraries the Rust static library needs (`--print native-static-libs`).
-const NATIVE_LIBS: &[&str] = &[
-    "-lgcc_s",
-    "-lutil",
-    "-lrt",
-    "-lpthread",
-    "-lm",
-    "-ldl",
-    "-lc",
-];
-
 fn compile(compiler: &str, source: &str, output: &Path, flags: &[&str], link: &[String]) {
-    let status = std::process::Command::new(compiler)
+    let status = Command::new(compiler)
         .args(flags)
         .arg(format!("-I{}", root().join("include").display()))
         .arg(root().join(source))
@@ -69,29 +62,11 @@ fn compile(compiler: &str, source: &str, output: &Path, flags: &[&str], link: &[
 fn run(program: &Path) -> String {
     // cargo's LD_LIBRARY_PATH for tests lists target/<profile> (where an older liblazuli.so
     // may lie) and would win over the program's rpath.
-    let out = std::process::Command::new(program)
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{} failed:\n{stdout}\n{}",
-        program.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    checked_output(
+        Command::new(program).env_remove("LD_LIBRARY_PATH"),
+        &program.display().to_string(),
+    )
 }
-
-const C_FLAGS: &[&str] = &[
-    "-std=c11",
-    "-Wall",
-    "-Wextra",
-    "-Werror",
-    "-pedantic",
-    "-O1",
-    "-pthread",
-];
 
 fn static_link() -> Vec<String> {
     let mut link = vec![library_dir().join("liblazuli.a").display().to_string()];

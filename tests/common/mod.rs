@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod c;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
