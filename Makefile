@@ -7,7 +7,7 @@ CFLAGS_STRICT = -std=c11 -Wall -Wextra -Werror -pedantic -O2 -pthread
 NATIVE_LIBS = -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 LIB = target/release/liblazuli.a
 
-.PHONY: all build test bench header example c-test c-valgrind bench-c clean
+.PHONY: all build test bench header example c-test c-valgrind bench-c install uninstall clean
 
 all: build
 
@@ -51,6 +51,62 @@ c-valgrind: c-test
 # NPS through the C library against the UCI binary, alternating.
 bench-c:
 	benches/compare_c.sh
+
+# `make install PREFIX=/usr/local`: the binary, both libraries, the header, lazuli.pc for
+# pkg-config and the CMake package (find_package(lazuli), target lazuli::lazuli), from the
+# templates in tools/install/. DESTDIR is prepended to every path written (staged installs).
+# It installs cargo's release build, made first (a no-op when up to date); with BUILD=no it
+# installs the libraries in ARTIFACTS and the binary LAZULI_EXE as they are, without running
+# cargo (the tests install what `cargo test` has just built).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/lazuli
+BUILD ?= yes
+ARTIFACTS ?= $(or $(CARGO_TARGET_DIR),target)/release
+LAZULI_EXE ?= $(ARTIFACTS)/lazuli
+INSTALL ?= install
+# The version of the [package] in Cargo.toml, the one place it is written.
+VERSION := $(shell sed -n '/^\[package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
+# The installed files, for uninstall.
+INSTALLED = $(BINDIR)/lazuli $(LIBDIR)/liblazuli.so $(LIBDIR)/liblazuli.a \
+	$(INCLUDEDIR)/lazuli.h $(PKGCONFIGDIR)/lazuli.pc \
+	$(CMAKEDIR)/lazuliConfig.cmake $(CMAKEDIR)/lazuliConfigVersion.cmake
+SPACE := $(subst ,, )
+# Fills in a template: lazuli.pc writes its directories under ${prefix} where they lie under
+# PREFIX; the CMake files find theirs relative to themselves (relocatable).
+TEMPLATE = sed -e 's|@VERSION@|$(VERSION)|g' \
+	-e 's|@PREFIX@|$(PREFIX)|g' \
+	-e 's|@PC_LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|g' \
+	-e 's|@PC_INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|g' \
+	-e 's|@NATIVE_LIBS@|$(NATIVE_LIBS)|g' \
+	-e 's|@CMAKE_NATIVE_LIBS@|$(subst $(SPACE),;,$(strip $(patsubst -l%,%,$(NATIVE_LIBS))))|g' \
+	-e "s|@CMAKE_TO_LIBDIR@|$$(realpath -m -s --relative-to=$(CMAKEDIR) $(LIBDIR))|g" \
+	-e "s|@CMAKE_TO_INCLUDEDIR@|$$(realpath -m -s --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g"
+
+install:
+	@for dir in $(PREFIX) $(BINDIR) $(LIBDIR) $(INCLUDEDIR) $(PKGCONFIGDIR) $(CMAKEDIR); do \
+		case "$$dir" in /*) ;; *) echo "make install: $$dir is not an absolute path" >&2; exit 1;; esac; \
+	done
+	@test -n "$(VERSION)" || { echo "make install: no version in Cargo.toml" >&2; exit 1; }
+	$(if $(filter no,$(BUILD)),,$(CARGO) build --release)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
+	$(INSTALL) -m 755 $(LAZULI_EXE) $(DESTDIR)$(BINDIR)/lazuli
+	$(INSTALL) -m 755 $(ARTIFACTS)/liblazuli.so $(DESTDIR)$(LIBDIR)/liblazuli.so
+	$(INSTALL) -m 644 $(ARTIFACTS)/liblazuli.a $(DESTDIR)$(LIBDIR)/liblazuli.a
+	$(INSTALL) -m 644 include/lazuli.h $(DESTDIR)$(INCLUDEDIR)/lazuli.h
+	$(TEMPLATE) tools/install/lazuli.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/lazuli.pc
+	$(TEMPLATE) tools/install/lazuliConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/lazuliConfig.cmake
+	$(TEMPLATE) tools/install/lazuliConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/lazuliConfigVersion.cmake
+
+# Removes what install wrote (with the same PREFIX, directories and DESTDIR), and the
+# package's own CMake directory; shared directories such as lib/pkgconfig stay.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 clean:
 	$(CARGO) clean
