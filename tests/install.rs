@@ -1,0 +1,207 @@
+//! `make install`: the installed tree serves a C program built the two usual ways, with
+//! pkg-config and with CMake's `find_package(lazuli)`, and `make uninstall` removes it.
+//!
+//! The tests install what `cargo test` has just built (`make install BUILD=no`, no nested
+//! cargo). They need `pkg-config` and `cmake` (`.ci/run` installs them when missing) and fail
+//! without them.
+
+mod common;
+
+use common::c::{C_FLAGS, NATIVE_LIBS, checked_output};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh directory in the system's temporary directory, removed when dropped (also when
+/// the test fails).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("lazuli-install-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A tool the tests need, with a failure that says how to install it when it is missing.
+fn tool(name: &str) -> Command {
+    if let Err(e) = Command::new(name).arg("--version").output() {
+        panic!(
+            "{name} is needed by the install tests and cannot run ({e}): \
+             install it with `apt-get install cmake pkg-config` (.ci/run does this in CI)"
+        );
+    }
+    Command::new(name)
+}
+
+/// `make TARGET` with `vars` (PREFIX, DESTDIR), installing what `cargo test` has built for
+/// this test: the libraries in `target/<profile>/deps`, beside this test binary, and the
+/// binary the integration tests run. `BUILD=no`: a nested cargo would rebuild the binary,
+/// whose dependencies `cargo build` compiles without the dev-dependencies' features.
+fn make(target: &str, vars: &[(&str, &Path)]) {
+    let exe = std::env::current_exe().unwrap();
+    let mut command = Command::new("make");
+    command
+        .arg("--no-print-directory")
+        .arg("-C")
+        .arg(root())
+        .arg(target)
+        .arg("BUILD=no")
+        .arg(format!("ARTIFACTS={}", exe.parent().unwrap().display()))
+        .arg(concat!("LAZULI_EXE=", env!("CARGO_BIN_EXE_lazuli")));
+    for (name, value) in vars {
+        command.arg(format!("{name}={}", value.display()));
+    }
+    checked_output(&mut command, &format!("make {target}"));
+}
+
+/// Runs the installed-against example (`examples/analysis.c`): it reports the library's
+/// version and ends with the best move of its search.
+fn run_example(command: &mut Command, what: &str) {
+    let out = checked_output(command, what);
+    let version = format!("lazuli {}", env!("CARGO_PKG_VERSION"));
+    assert!(
+        out.lines().any(|l| l == version),
+        "{what}: no `{version}`:\n{out}"
+    );
+    assert!(
+        out.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("bestmove ")),
+        "{what}: no bestmove line at the end:\n{out}"
+    );
+}
+
+#[test]
+fn a_c_program_builds_with_pkg_config() {
+    let scratch = Scratch::new("pkg-config");
+    let prefix = scratch.0.join("prefix");
+    make("install", &[("PREFIX", &prefix)]);
+    let libdir = prefix.join("lib");
+    let pkg_config = |args: &[&str]| -> Vec<String> {
+        let out = checked_output(
+            tool("pkg-config")
+                .env("PKG_CONFIG_PATH", libdir.join("pkgconfig"))
+                .args(args)
+                .arg("lazuli"),
+            &format!("pkg-config {}", args.join(" ")),
+        );
+        out.split_whitespace().map(str::to_owned).collect()
+    };
+
+    assert_eq!(pkg_config(&["--modversion"]), [env!("CARGO_PKG_VERSION")]);
+    let mut static_libs = vec![format!("-L{}", libdir.display()), "-llazuli".to_owned()];
+    static_libs.extend(NATIVE_LIBS.iter().map(|s| (*s).to_owned()));
+    assert_eq!(pkg_config(&["--libs", "--static"]), static_libs);
+
+    // cc $(pkg-config --cflags --libs lazuli): the installed header and shared library.
+    let exe = scratch.0.join("analysis");
+    checked_output(
+        Command::new("cc")
+            .args(C_FLAGS)
+            .arg(root().join("examples/analysis.c"))
+            .args(pkg_config(&["--cflags", "--libs"]))
+            .arg("-o")
+            .arg(&exe),
+        "cc $(pkg-config --cflags --libs lazuli)",
+    );
+    // Only the installed liblazuli.so is on the library path (not cargo's target dirs).
+    run_example(
+        Command::new(&exe).env("LD_LIBRARY_PATH", &libdir),
+        "the example built with pkg-config",
+    );
+}
+
+#[test]
+fn a_cmake_project_finds_the_package() {
+    let scratch = Scratch::new("cmake");
+    let prefix = scratch.0.join("prefix");
+    make("install", &[("PREFIX", &prefix)]);
+    let build = scratch.0.join("build");
+    checked_output(
+        tool("cmake")
+            .arg("-S")
+            .arg(root().join("tests/install"))
+            .arg("-B")
+            .arg(&build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+            .arg(concat!("-DLAZULI_VERSION=", env!("CARGO_PKG_VERSION"))),
+        "cmake (configure tests/install)",
+    );
+    checked_output(tool("cmake").arg("--build").arg(&build), "cmake --build");
+    // No LD_LIBRARY_PATH: CMake gives the program the installed library's directory as
+    // its rpath, as it does for any imported shared library.
+    for (app, target) in [
+        ("app", "lazuli::lazuli"),
+        ("app_static", "lazuli::lazuli_static"),
+    ] {
+        run_example(
+            Command::new(build.join(app)).env_remove("LD_LIBRARY_PATH"),
+            &format!("the example linked against {target}"),
+        );
+    }
+}
+
+/// Every file under `dir`, relative to it, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, base: &Path, files: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, base, files);
+            } else {
+                files.push(path.strip_prefix(base).unwrap().display().to_string());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, dir, &mut files);
+    files.sort();
+    files
+}
+
+#[test]
+fn install_honours_destdir_and_uninstall_removes_every_file() {
+    let scratch = Scratch::new("destdir");
+    let stage = scratch.0.join("stage");
+    let prefix = Path::new("/opt/lazuli");
+    let vars = [("PREFIX", prefix), ("DESTDIR", stage.as_path())];
+    make("install", &vars);
+
+    let tree = stage.join("opt/lazuli");
+    assert_eq!(
+        files_under(&tree),
+        [
+            "bin/lazuli",
+            "include/lazuli.h",
+            "lib/cmake/lazuli/lazuliConfig.cmake",
+            "lib/cmake/lazuli/lazuliConfigVersion.cmake",
+            "lib/liblazuli.a",
+            "lib/liblazuli.so",
+            "lib/pkgconfig/lazuli.pc",
+        ]
+    );
+    // The paths written into the files are the final ones, without DESTDIR.
+    let pc = std::fs::read_to_string(tree.join("lib/pkgconfig/lazuli.pc")).unwrap();
+    assert!(pc.contains("\nprefix=/opt/lazuli\n"), "{pc}");
+    assert!(!pc.contains(&stage.display().to_string()), "{pc}");
+    assert_eq!(
+        std::fs::read(tree.join("include/lazuli.h")).unwrap(),
+        std::fs::read(root().join("include/lazuli.h")).unwrap()
+    );
+
+    make("uninstall", &vars);
+    assert_eq!(files_under(&tree), Vec::<String>::new());
+}
