@@ -289,6 +289,14 @@ typedef struct {
    */
   uint64_t tbhits;
   /**
+   * Chances in permille, from the side to move, that the game is won, drawn or lost with
+   * this score (a model fitted to lazuli's games; a mate or tablebase result is 1000, 0, 0
+   * or 0, 0, 1000). Always filled, whatever `UCI_ShowWDL` says; the three add up to 1000.
+   */
+  uint32_t wdl_win;
+  uint32_t wdl_draw;
+  uint32_t wdl_loss;
+  /**
    * The principal variation, space-separated UCI moves. Valid only during the callback.
    */
   const char *pv;

@@ -49,6 +49,7 @@ mod threads;
 mod timeman;
 mod tt;
 mod uci;
+mod wdl;
 
 pub use bench::{BENCH_DEPTH, BenchConfig, BenchPosition, BenchReport, bench_positions};
 pub use engine::Engine;
@@ -63,3 +64,4 @@ pub use state::SearchControl;
 pub use timeman::Limits;
 pub use tt::{Bound, PackedMove, TranspositionTable, TtHit};
 pub use uci::{Flow, Output, Uci, format_info, parse_go, run_stdio};
+pub use wdl::WinDrawLoss;

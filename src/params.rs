@@ -141,3 +141,12 @@ pub(crate) const REPORT_CURRMOVE_AFTER: Duration = Duration::from_secs(1);
 /// A tablebase result is stored in the table this many plies deeper than the node's depth
 /// (Stockfish: `depth + 6`): it holds whatever the depth.
 pub(crate) const TB_STORE_DEPTH_BONUS: i32 = 6;
+
+// ---------------------------------------------------------------------------------------------
+// Win/draw/loss model (wdl.rs), fitted by tools/fit_wdl.py to lazuli's self-play (docs/wdl.md).
+// ---------------------------------------------------------------------------------------------
+
+/// Centre of the win-rate curve, a cubic in material / 58 (highest power first), centipawns.
+pub(crate) const WDL_AS: [f64; 4] = [350.937164, -115.749430, -841.690927, 660.834917];
+/// Width of the win-rate curve, the same kind of cubic.
+pub(crate) const WDL_BS: [f64; 4] = [234.285177, -317.839493, 33.701944, 169.341625];

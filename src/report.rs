@@ -6,6 +6,7 @@ use std::time::Duration;
 use shakmaty::Move;
 
 use crate::score::Score;
+use crate::wdl::WinDrawLoss;
 
 /// How a reported score bounds the true value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +32,8 @@ pub struct SearchInfo {
     pub score: Score,
     /// Whether the score is exact or a bound.
     pub bound: ScoreBound,
+    /// Win, draw and loss chances of the score (`UCI_ShowWDL`).
+    pub wdl: WinDrawLoss,
     /// Nodes searched by all threads.
     pub nodes: u64,
     /// Nodes per second.

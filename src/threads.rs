@@ -34,6 +34,7 @@ use crate::search::manager::MainThread;
 use crate::search::{Job, Searcher};
 use crate::state::{Phase, SearchState, ThreadResult, ThreadSlots};
 use crate::tt::PackedMove;
+use crate::wdl::{WinDrawLoss, material};
 
 enum Task {
     Main {
@@ -259,6 +260,7 @@ fn report_no_moves(job: &Job, handler: &mut dyn SearchHandler) {
         multipv: 1,
         score,
         bound: ScoreBound::Exact,
+        wdl: WinDrawLoss::new(score, material(job.root.chess())),
         nodes: 0,
         nps: 0,
         time_ms: job.start.elapsed().as_millis() as u64,

@@ -19,6 +19,7 @@ use crate::options::{AUTHOR, NAME, OptionKind, option_specs};
 use crate::position::Position;
 use crate::report::{ScoreBound, SearchHandler, SearchInfo};
 use crate::timeman::Limits;
+use crate::wdl::WinDrawLoss;
 
 /// Where UCI output goes: shared by the input thread and the search's reporting thread, one
 /// whole line at a time.
@@ -52,6 +53,7 @@ impl Output {
 struct UciHandler {
     out: Output,
     chess960: bool,
+    show_wdl: bool,
 }
 
 impl UciHandler {
@@ -62,7 +64,8 @@ impl UciHandler {
 
 impl SearchHandler for UciHandler {
     fn on_info(&mut self, info: &SearchInfo) {
-        self.out.line(&format_info(info, self.chess960));
+        self.out
+            .line(&format_info(info, self.chess960, self.show_wdl));
     }
 
     fn on_currmove(&mut self, depth: u32, mv: Move, number: u32) {
@@ -86,15 +89,22 @@ impl SearchHandler for UciHandler {
     }
 }
 
-/// One `info` line, integers only.
-pub fn format_info(info: &SearchInfo, chess960: bool) -> String {
+/// One `info` line, integers only; with `wdl W D L` after the score when `show_wdl` is set
+/// (`UCI_ShowWDL`).
+pub fn format_info(info: &SearchInfo, chess960: bool, show_wdl: bool) -> String {
     let bound = match info.bound {
         ScoreBound::Exact => "",
         ScoreBound::Lower => " lowerbound",
         ScoreBound::Upper => " upperbound",
     };
+    let wdl = if show_wdl {
+        let WinDrawLoss { win, draw, loss } = info.wdl;
+        format!(" wdl {win} {draw} {loss}")
+    } else {
+        String::new()
+    };
     let mut line = format!(
-        "info depth {} seldepth {} multipv {} score {}{bound} nodes {} nps {} hashfull {} tbhits {} time {}",
+        "info depth {} seldepth {} multipv {} score {}{bound}{wdl} nodes {} nps {} hashfull {} tbhits {} time {}",
         info.depth,
         info.seldepth,
         info.multipv,
@@ -352,6 +362,7 @@ impl Uci {
         let handler = UciHandler {
             out: self.out.clone(),
             chess960: self.engine.options().chess960,
+            show_wdl: self.engine.options().show_wdl,
         };
         self.engine.go(limits, handler)
     }

@@ -25,6 +25,11 @@ fn handshake_lists_every_option() {
         "option name UCI_Chess960 type check default false",
         "option name NullMove type combo default verified var verified var standard var off",
         "option name NullMoveR type spin default 3 min 1 max 4",
+        "option name SyzygyPath type string default <empty>",
+        "option name SyzygyProbeDepth type spin default 1 min 1 max 100",
+        "option name Syzygy50MoveRule type check default true",
+        "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
+        "option name UCI_ShowWDL type check default false",
     ] {
         assert!(
             lines.iter().any(|l| l.starts_with(option)),
@@ -338,6 +343,55 @@ fn info_lines_carry_every_field_as_integers() {
         assert!(score == "cp" || score == "mate", "{l}");
         assert!(field(l, score).unwrap().parse::<i32>().is_ok());
         assert!(field(l, "pv").is_some());
+    }
+}
+
+/// `UCI_ShowWDL`: off by default (no `wdl` field); on, every info line carries three
+/// permille chances after the score that add up to 1000, the winning side's growing with the
+/// score, and a mate is certain.
+#[test]
+fn show_wdl_adds_win_draw_loss_to_info_lines() {
+    let wdl_of = |line: &str| -> Option<[u32; 3]> {
+        let mut it = line.split_whitespace().skip_while(|t| *t != "wdl").skip(1);
+        let mut next = || it.next().map(|t| t.parse::<u32>().unwrap());
+        Some([next()?, next()?, next()?])
+    };
+    let mut e = UciProcess::start();
+    e.send("position startpos");
+    e.send("go depth 4");
+    assert!(e.search_lines().iter().all(|l| wdl_of(l).is_none()));
+    e.send("setoption name UCI_ShowWDL value true");
+    // (FEN, the side to move's expected chances: balanced, far ahead, far behind, mates.)
+    for (fen, check) in [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            (|w: [u32; 3]| w[1] > w[0] && w[1] > w[2]) as fn([u32; 3]) -> bool,
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1",
+            |w| w[2] > 900,
+        ),
+        (
+            "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            |w| w[0] > 900,
+        ),
+        ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", |w| w == [1000, 0, 0]),
+    ] {
+        e.send(&format!("position fen {fen}"));
+        e.send("go depth 6");
+        let lines = e.search_lines();
+        let infos: Vec<&String> = lines.iter().filter(|l| l.contains(" score ")).collect();
+        for l in &infos {
+            let w = wdl_of(l).unwrap_or_else(|| panic!("no wdl in {l}"));
+            assert_eq!(w.iter().sum::<u32>(), 1000, "{l}");
+            // Right after the score (and its bound), before the node count.
+            assert!(
+                l.contains(&format!(" wdl {} {} {} nodes ", w[0], w[1], w[2])),
+                "{l}"
+            );
+        }
+        let last = wdl_of(infos.last().unwrap()).unwrap();
+        assert!(check(last), "{fen}: {last:?}");
     }
 }
 

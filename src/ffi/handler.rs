@@ -65,6 +65,9 @@ impl SearchHandler for CallbackHandler {
             time_ms: info.time_ms,
             hashfull: info.hashfull,
             tbhits: info.tbhits,
+            wdl_win: info.wdl.win,
+            wdl_draw: info.wdl.draw,
+            wdl_loss: info.wdl.loss,
             pv: pv.as_ptr(),
         };
         // SAFETY: `callback` is the function pointer the caller passed to lazuli_engine_go;

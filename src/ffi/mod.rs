@@ -149,6 +149,12 @@ pub struct LazuliInfo {
     pub hashfull: u32,
     /// Endgame tablebase probes that gave a result (see the `SyzygyPath` option).
     pub tbhits: u64,
+    /// Chances in permille, from the side to move, that the game is won, drawn or lost with
+    /// this score (a model fitted to lazuli's games; a mate or tablebase result is 1000, 0, 0
+    /// or 0, 0, 1000). Always filled, whatever `UCI_ShowWDL` says; the three add up to 1000.
+    pub wdl_win: u32,
+    pub wdl_draw: u32,
+    pub wdl_loss: u32,
     /// The principal variation, space-separated UCI moves. Valid only during the callback.
     pub pv: *const c_char,
 }

@@ -9,6 +9,7 @@ use crate::params::{REPORT_BOUNDS_AFTER, REPORT_CURRMOVE_AFTER, STABILITY_SCALE}
 use crate::report::{ScoreBound, SearchHandler, SearchInfo, nps};
 use crate::score::{Score, ScoreKind};
 use crate::state::SearchState;
+use crate::wdl::{WinDrawLoss, material};
 
 /// Nodes and tablebase hits of every thread, for a report.
 #[derive(Clone, Copy, Debug)]
@@ -91,6 +92,7 @@ impl<'a> MainThread<'a> {
         let Counts { nodes, tbhits } = counts;
         let elapsed = job.start.elapsed();
         let hashfull = job.tt.hashfull();
+        let material = material(job.root.chess());
         for (i, rm) in root_moves.iter().take(multipv).enumerate() {
             let updated = rm.score > -Score::INFINITE;
             if depth == 1 && !updated && i > 0 {
@@ -99,6 +101,7 @@ impl<'a> MainThread<'a> {
             if !updated && rm.previous == -Score::INFINITE {
                 continue;
             }
+            let score = rm.shown(if updated { rm.score } else { rm.previous });
             self.handler.on_info(&SearchInfo {
                 depth: if updated {
                     depth
@@ -107,8 +110,9 @@ impl<'a> MainThread<'a> {
                 },
                 seldepth: rm.seldepth as u32,
                 multipv: i as u32 + 1,
-                score: rm.shown(if updated { rm.score } else { rm.previous }),
+                score,
                 bound: if updated { rm.bound } else { ScoreBound::Exact },
+                wdl: WinDrawLoss::new(score, material),
                 nodes,
                 nps: nps(nodes, elapsed),
                 time_ms: elapsed.as_millis() as u64,
@@ -133,12 +137,14 @@ impl<'a> MainThread<'a> {
         if elapsed < REPORT_BOUNDS_AFTER {
             return;
         }
+        let score = rm.shown(rm.score);
         self.handler.on_info(&SearchInfo {
             depth,
             seldepth: rm.seldepth as u32,
             multipv: pv_index as u32 + 1,
-            score: rm.shown(rm.score),
+            score,
             bound: rm.bound,
+            wdl: WinDrawLoss::new(score, material(job.root.chess())),
             nodes,
             nps: nps(nodes, elapsed),
             time_ms: elapsed.as_millis() as u64,

@@ -14,6 +14,11 @@
 
 #include "lazuli.h"
 
+/* The 3- and 4-piece Syzygy tables (the tests run from the repository's root). */
+#ifndef SYZYGY_DIR
+#define SYZYGY_DIR "../shared/syzygy"
+#endif
+
 static int failures = 0;
 
 #define CHECK(cond)                                                            \
@@ -45,6 +50,11 @@ typedef struct {
     int bestmoves;
     int last_depth;
     int mate_seen;
+    int last_kind;
+    int last_score;
+    uint64_t last_tbhits;
+    unsigned wdl[3];
+    int wdl_bad; /* info reports whose chances do not add up to 1000 */
     char bestmove[16];
     char ponder[16];
     char last_pv[512];
@@ -62,6 +72,15 @@ static void on_info(void *userdata, const lazuli_info *info) {
     r->last_depth = (int)info->depth;
     if (info->score_kind == LAZULI_SCORE_KIND_MATE) {
         r->mate_seen = info->score;
+    }
+    r->last_kind = (int)info->score_kind;
+    r->last_score = info->score;
+    r->last_tbhits = info->tbhits;
+    r->wdl[0] = info->wdl_win;
+    r->wdl[1] = info->wdl_draw;
+    r->wdl[2] = info->wdl_loss;
+    if (info->wdl_win + info->wdl_draw + info->wdl_loss != 1000) {
+        r->wdl_bad++;
     }
     if (info->pv != NULL) {
         snprintf(r->last_pv, sizeof r->last_pv, "%s", info->pv);
@@ -119,6 +138,8 @@ static void test_search_with_callbacks(void) {
     CHECK(strncmp(r.last_pv, best, strlen(best)) == 0);
     CHECK(is_legal(e, best));
     CHECK(r.ponder[0] != '\0');
+    CHECK(r.wdl_bad == 0);
+    CHECK(r.wdl[1] > 0); /* an even opening is no certain result */
     /* Waiting again returns at once with the same move. */
     char again[16];
     CHECK_RESULT(lazuli_engine_wait(e, again, sizeof again), LAZULI_RESULT_OK);
@@ -139,6 +160,7 @@ static void test_mate_and_no_move(void) {
     CHECK_RESULT(lazuli_engine_wait(e, NULL, 0), LAZULI_RESULT_OK);
     CHECK(r.mate_seen == 2);
     CHECK(strcmp(r.bestmove, "h5a5") == 0);
+    CHECK(r.wdl[0] == 1000 && r.wdl_bad == 0);
     /* Checkmated: "(none)". */
     record_init(&r);
     CHECK_RESULT(lazuli_engine_set_position(e, "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", NULL),
@@ -385,6 +407,44 @@ static void test_options_perft_evaluate(void) {
     lazuli_engine_free(e);
 }
 
+/* Syzygy tables: a bad folder is an error code with a message and keeps the engine usable; a
+ * known win is reported as one (with tablebase hits and certain chances); a second engine in
+ * the same process, without tables, knows nothing of them. */
+static void test_tablebases(void) {
+    lazuli_engine *e = new_engine();
+    lazuli_engine *plain = new_engine();
+    char message[256];
+    CHECK_RESULT(lazuli_engine_set_option(e, "SyzygyPath", "/no/such/folder"), LAZULI_RESULT_INVALID_OPTION);
+    CHECK(lazuli_engine_last_error(e, message, sizeof message) > 0);
+    CHECK(strstr(message, "/no/such/folder") != NULL);
+    CHECK_RESULT(lazuli_engine_set_option(e, "SyzygyProbeLimit", "8"), LAZULI_RESULT_INVALID_OPTION);
+    CHECK_RESULT(lazuli_engine_set_option(e, "Syzygy50MoveRule", "maybe"), LAZULI_RESULT_INVALID_OPTION);
+    CHECK_RESULT(lazuli_engine_set_option(e, "SyzygyPath", SYZYGY_DIR), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_set_option(e, "SyzygyProbeDepth", "2"), LAZULI_RESULT_OK);
+
+    lazuli_limits limits = lazuli_limits_default();
+    limits.depth = 5;
+    record with, without;
+    record_init(&with);
+    record_init(&without);
+    CHECK_RESULT(lazuli_engine_set_position(e, "8/8/8/4k3/8/8/8/KR6 w - - 0 1", NULL), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_set_position(plain, "8/8/8/4k3/8/8/8/KR6 w - - 0 1", NULL), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_go(e, &limits, on_info, on_bestmove, &with), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_go(plain, &limits, on_info, on_bestmove, &without), LAZULI_RESULT_OK);
+    char best[16];
+    CHECK_RESULT(lazuli_engine_wait(e, best, sizeof best), LAZULI_RESULT_OK);
+    CHECK(is_legal(e, best));
+    CHECK_RESULT(lazuli_engine_wait(plain, NULL, 0), LAZULI_RESULT_OK);
+    CHECK(with.last_tbhits > 0);
+    CHECK(with.last_kind == LAZULI_SCORE_KIND_CP && with.last_score >= 19000);
+    CHECK(with.wdl[0] == 1000 && with.wdl_bad == 0);
+    CHECK(without.last_tbhits == 0);
+    CHECK(without.last_kind == LAZULI_SCORE_KIND_CP && without.last_score < 19000);
+    CHECK(without.wdl[0] < 1000 && without.wdl_bad == 0);
+    lazuli_engine_free(plain);
+    lazuli_engine_free(e);
+}
+
 typedef struct {
     lazuli_engine *engine;
     record rec;
@@ -432,6 +492,7 @@ int main(void) {
     test_free_while_searching();
     test_bad_input();
     test_options_perft_evaluate();
+    test_tablebases();
     test_four_engines();
     if (failures > 0) {
         fprintf(stderr, "%d check(s) failed\n", failures);
