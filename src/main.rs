@@ -1,24 +1,57 @@
-//! The `lazuli` binary. Without arguments it speaks UCI on standard input and output. With
-//! arguments it runs them as one command and exits, as Stockfish does: `lazuli bench`. The
-//! research tools (`bench scaling`, `study nullmove`) live in this binary's own module tree,
-//! outside the library.
+//! The `lazuli` binary. Without arguments it speaks UCI on standard input and output. Its
+//! subcommands (`bench`, `bench scaling`, `study nullmove`, `datagen`, `train`) are parsed by
+//! clap and live in this binary's own module tree, outside the library. Any other words are run
+//! as one UCI command, then the binary exits, as Stockfish does: `lazuli go perft 5`.
 
 mod tools;
 
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
 use lazuli::{Error, Output, Uci};
 
+/// The command line; `--help` shows the doc comments.
+#[derive(Parser, Debug)]
+#[command(
+    name = "lazuli",
+    version,
+    about = "lazuli: a UCI chess engine (Lazy SMP, verified null-move pruning)",
+    override_usage = "lazuli [COMMAND]\n       lazuli [UCI COMMAND...]",
+    after_help = "Without arguments lazuli speaks UCI on standard input and output, as chess GUIs \
+                  and match tools expect.\nAny other words are run as one UCI command, then lazuli \
+                  exits: `lazuli go perft 5`, `lazuli eval`."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// The bench: node count and speed over 37 positions at a fixed depth
+    Bench(tools::BenchArgs),
+    /// Research studies (`study nullmove`: the verified null-move experiment)
+    #[command(subcommand)]
+    Study(tools::study::StudyCommand),
+    /// Self-play training data for the evaluation network (marlinformat chunks)
+    Datagen(tools::datagen::DatagenConfig),
+    /// Train an evaluation network on datagen's data, written as an LZNN file
+    Train(tools::train::TrainArgs),
+    /// Any other words: one UCI command, then exit.
+    #[command(external_subcommand)]
+    Uci(Vec<String>),
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let result = match args.split_first() {
+    let result = match Cli::parse().command {
         None => lazuli::run_stdio(),
-        Some((&"bench", rest)) => tools::bench_cli(rest),
-        Some((&"study", rest)) => tools::study::run_cli(rest),
-        Some((&"datagen", rest)) => tools::datagen::run_cli(rest),
-        Some((&"train", rest)) => tools::train::run_cli(rest).map_err(Error::InvalidCommand),
-        Some(_) => one_command(&args),
+        Some(Command::Bench(args)) => tools::bench_cli(args),
+        Some(Command::Study(tools::study::StudyCommand::Nullmove(config))) => {
+            tools::study::run_cli(&config)
+        }
+        Some(Command::Datagen(config)) => tools::datagen::run_cli(&config),
+        Some(Command::Train(args)) => tools::train::run_cli(&args).map_err(Error::InvalidCommand),
+        Some(Command::Uci(words)) => one_command(&words),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -29,10 +62,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// The arguments as one UCI command, then exit.
-fn one_command(args: &[&str]) -> Result<(), Error> {
+/// The words as one UCI command, then exit.
+fn one_command(words: &[String]) -> Result<(), Error> {
     let mut uci = Uci::new(Output::stdout())?;
-    uci.command(&args.join(" "));
+    uci.command(&words.join(" "));
     uci.run(std::io::empty());
     Ok(())
 }

@@ -24,6 +24,7 @@ use shakmaty::{Chess, Color, Move, Position as _};
 
 use super::format::{self, PackedBoard};
 use super::rng::Rng;
+use super::{available_threads, number};
 
 /// Positions are written only when the search's score is within this (no mates).
 const MAX_RECORDED_SCORE: i32 = 10_000;
@@ -44,86 +45,57 @@ const MAX_OPENING_SCORE: i32 = 400;
 /// Nodes of that short search.
 const OPENING_CHECK_NODES: u64 = 2000;
 
-/// What to generate.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What to generate; its fields are the flags of `lazuli datagen`.
+#[derive(clap::Parser, Clone, Debug, PartialEq, Eq)]
+#[command(args_override_self = true)]
 pub struct DatagenConfig {
     /// Output directory (created if missing).
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Games in all, rounded up to whole chunks.
+    #[arg(long, value_name = "N", default_value_t = 1000,
+          value_parser = number::<u64>(.., 1..=u64::MAX))]
     pub games: u64,
     /// Games per chunk file.
+    #[arg(long, value_name = "N", default_value_t = 100,
+          value_parser = number::<u64>(.., 1..=u64::MAX))]
     pub chunk_games: u64,
-    /// Worker threads, each playing one game at a time with its own engine.
+    /// Worker threads, each playing one game at a time with its own engine (at most 1024)
+    /// [default: the available parallelism].
+    #[arg(long, value_name = "N", default_value_t = available_threads(), hide_default_value = true,
+          value_parser = number::<usize>(.., 1..=1024))]
     pub threads: usize,
     /// The run's seed.
+    #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
     /// Nodes per move.
+    #[arg(long, value_name = "N", default_value_t = 5000,
+          value_parser = number::<u64>(.., 1..=u64::MAX))]
     pub nodes: u64,
-    /// Random plies after the start position or book line.
+    /// Random plies after the start position or book line (at most 40).
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = number::<usize>(.., 0..=40))]
     pub random_plies: usize,
     /// Optional opening book (one FEN or EPD per line).
+    #[arg(long, value_name = "FILE")]
     pub book: Option<PathBuf>,
-    /// Hash per engine, MB.
+    /// Hash per engine, MB (1 to 65536).
+    #[arg(long = "hash", value_name = "MB", default_value_t = 8,
+          value_parser = number::<usize>(.., 1..=1 << 16))]
     pub hash_mb: usize,
-    /// Engine options for every player (`EvalFile`, `UseNNUE`, ...), as name and value.
+    /// Engine options for every player (`EvalFile`, `UseNNUE`, ...), as name and value;
+    /// repeatable.
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = name_value)]
     pub options: Vec<(String, String)>,
 }
 
-impl DatagenConfig {
-    /// Parses `--out DIR [--games N] [--chunk-games N] [--threads N] [--seed N] [--nodes N]
-    /// [--random-plies N] [--book FILE] [--hash MB] [--option NAME=VALUE]...`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidCommand`] with the usage.
-    pub fn parse(args: &[&str]) -> Result<DatagenConfig, Error> {
-        let usage = || {
-            Error::InvalidCommand(
-                "usage: datagen --out DIR [--games N] [--chunk-games N] [--threads N] [--seed N] \
-                 [--nodes N] [--random-plies N] [--book FILE] [--hash MB] [--option NAME=VALUE]..."
-                    .into(),
-            )
-        };
-        let mut c = DatagenConfig {
-            out: PathBuf::new(),
-            games: 1000,
-            chunk_games: 100,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            seed: 1,
-            nodes: 5000,
-            random_plies: 8,
-            book: None,
-            hash_mb: 8,
-            options: Vec::new(),
-        };
-        let num = |v: Option<&&str>| v.and_then(|s| s.parse::<u64>().ok()).ok_or_else(usage);
-        let mut i = 0;
-        while i < args.len() {
-            let value = args.get(i + 1);
-            match args[i] {
-                "--out" => c.out = value.ok_or_else(usage)?.into(),
-                "--games" => c.games = num(value)?.max(1),
-                "--chunk-games" => c.chunk_games = num(value)?.max(1),
-                "--threads" => c.threads = num(value)?.clamp(1, 1024) as usize,
-                "--seed" => c.seed = num(value)?,
-                "--nodes" => c.nodes = num(value)?.max(1),
-                "--random-plies" => c.random_plies = num(value)?.min(40) as usize,
-                "--book" => c.book = Some(value.ok_or_else(usage)?.into()),
-                "--hash" => c.hash_mb = num(value)?.clamp(1, 1 << 16) as usize,
-                "--option" => {
-                    let (name, v) = value.and_then(|v| v.split_once('=')).ok_or_else(usage)?;
-                    c.options.push((name.to_owned(), v.to_owned()));
-                }
-                _ => return Err(usage()),
-            }
-            i += 2;
-        }
-        if c.out.as_os_str().is_empty() {
-            return Err(usage());
-        }
-        Ok(c)
-    }
+/// `NAME=VALUE` as name and value.
+fn name_value(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        .ok_or_else(|| format!("expected NAME=VALUE, not '{text}'"))
+}
 
+impl DatagenConfig {
     fn chunks(&self) -> u64 {
         self.games.div_ceil(self.chunk_games)
     }
@@ -410,12 +382,11 @@ fn fingerprint(config: &DatagenConfig) -> Result<(u64, u64), Error> {
 ///
 /// # Errors
 ///
-/// As [`DatagenConfig::parse`] and the generator.
-pub fn run_cli(args: &[&str]) -> Result<(), Error> {
-    let config = DatagenConfig::parse(args)?;
+/// As the generator.
+pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
     let start = Instant::now();
-    let tally = generate(&config)?;
-    let (hash, records) = fingerprint(&config)?;
+    let tally = generate(config)?;
+    let (hash, records) = fingerprint(config)?;
     println!(
         "datagen seed {} games {} ({} chunks of {}, {} written now, {} already there) nodes {}: \
          {records} positions in {}, fingerprint {hash:016x}, {:.0} s",
@@ -448,6 +419,56 @@ mod tests {
             book: None,
             hash_mb: 1,
             options: vec![("Move Overhead".into(), "0".into())],
+        }
+    }
+
+    /// The flags: defaults, clamped values, the last of a repeated flag, repeated `--option`s.
+    #[test]
+    fn flags() {
+        use clap::Parser;
+        let parse = |args: &[&str]| {
+            DatagenConfig::try_parse_from(std::iter::once("datagen").chain(args.iter().copied()))
+        };
+        let c = parse(&["--out", "d"]).unwrap();
+        assert_eq!(
+            (c.games, c.chunk_games, c.seed, c.nodes),
+            (1000, 100, 1, 5000)
+        );
+        assert_eq!(
+            (c.random_plies, c.hash_mb, c.book, c.options),
+            (8, 8, None, vec![])
+        );
+        let c = parse(&[
+            "--out",
+            "d",
+            "--games",
+            "5",
+            "--games",
+            "0",
+            "--threads",
+            "5000",
+            "--random-plies",
+            "99",
+            "--hash",
+            "0",
+            "--option",
+            "Hash=1",
+            "--option",
+            "UseNNUE=false",
+        ])
+        .unwrap();
+        assert_eq!(
+            (c.games, c.threads, c.random_plies, c.hash_mb),
+            (1, 1024, 40, 1)
+        );
+        let options = [("Hash", "1"), ("UseNNUE", "false")].map(|(n, v)| (n.into(), v.into()));
+        assert_eq!(c.options, options);
+        for bad in [
+            &[][..],
+            &["--out", "d", "--option", "Hash"],
+            &["--out", "d", "--games", "-1"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
         }
     }
 

@@ -3,7 +3,7 @@
 //! the network's data generator (`datagen`, writing the marlinformat of `format`) and trainer
 //! (`train`).
 //! They drive the engine only through the library's public API, and their dependencies
-//! (plotters, indicatif, serde, ctrlc) are linked into the binary alone.
+//! (clap, plotters, indicatif, serde, ctrlc) are linked into the binary alone.
 
 pub mod chart;
 pub mod datagen;
@@ -13,19 +13,48 @@ pub mod scaling;
 pub mod study;
 pub mod train;
 
+use std::ops::{RangeBounds, RangeInclusive};
+
+use clap::builder::TypedValueParser;
 use lazuli::{BenchConfig, Error, bench_positions};
 
+/// `lazuli bench [HASH] [THREADS] [DEPTH]`, or `lazuli bench scaling ...`.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct BenchArgs {
+    /// Runs the scaling benchmark instead.
+    #[command(subcommand)]
+    pub scaling: Option<BenchCommand>,
+    /// Hash table size in MB (1 to 1048576)
+    #[arg(default_value_t = BenchConfig::default().hash_mb.to_string())]
+    pub hash: String,
+    /// Search threads (1 to 1024)
+    #[arg(default_value_t = BenchConfig::default().threads.to_string())]
+    pub threads: String,
+    /// Fixed depth per position (1 to 64)
+    #[arg(default_value_t = BenchConfig::default().depth.to_string())]
+    pub depth: String,
+}
+
+/// What `lazuli bench` runs besides the bench itself.
+#[derive(clap::Subcommand, Debug)]
+pub enum BenchCommand {
+    /// The bench at several thread counts: speedups, same best move, stop latency
+    Scaling(scaling::ScalingConfig),
+}
+
 /// `lazuli bench ...` on the command line: progress on stderr, summary on stdout;
-/// `lazuli bench scaling ...` runs the scaling benchmark.
+/// `lazuli bench scaling ...` runs the scaling benchmark. The positional numbers are checked by
+/// [`BenchConfig::parse`], as those of the UCI `bench` command are.
 ///
 /// # Errors
 ///
 /// Argument and engine errors.
-pub fn bench_cli(args: &[&str]) -> Result<(), Error> {
-    if let Some((&"scaling", rest)) = args.split_first() {
-        return scaling::run_cli(rest);
+pub fn bench_cli(args: BenchArgs) -> Result<(), Error> {
+    if let Some(BenchCommand::Scaling(scaling)) = args.scaling {
+        return scaling::run_cli(scaling);
     }
-    let config = BenchConfig::parse(args)?;
+    let config = BenchConfig::parse(&[&args.hash, &args.threads, &args.depth])?;
     let n = bench_positions().len();
     let report = config.run(|i, r| {
         eprintln!(
@@ -39,6 +68,32 @@ pub fn bench_cli(args: &[&str]) -> Result<(), Error> {
     })?;
     println!("{}", report.summary());
     Ok(())
+}
+
+/// A clap value parser for a whole number: values outside `valid` are errors, valid ones are
+/// then clamped to `clamp` (the tools' flags have always clamped, e.g. `--jobs 1000` runs 256).
+pub fn number<T>(
+    valid: impl RangeBounds<u64>,
+    clamp: RangeInclusive<u64>,
+) -> impl TypedValueParser<Value = T>
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    let (low, high) = clamp.into_inner();
+    clap::value_parser!(u64).range(valid).map(move |n| {
+        T::try_from(n.clamp(low, high))
+            .unwrap_or_else(|_| panic!("the clamp's upper bound {high} fits the type"))
+    })
+}
+
+/// A clap value parser for `on` (true) and `off` (false).
+pub fn on_off() -> impl TypedValueParser<Value = bool> {
+    clap::builder::PossibleValuesParser::new(["on", "off"]).map(|v| v == "on")
+}
+
+/// The threads a tool uses by default: the machine's available parallelism.
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// A progress bar on stderr: `{bar} {pos}/{len} positions, elapsed, estimate`.

@@ -12,28 +12,54 @@ use lazuli::{
 use parking_lot::Mutex;
 use shakmaty::Move;
 
-use super::{chart, progress_bar, write_file};
+use clap::ArgAction;
+use clap::builder::TypedValueParser;
+
+use super::{chart, number, progress_bar, write_file};
 
 /// What `bench scaling` runs: the bench at each thread count, `rounds` times, thread counts
-/// alternating within each round so that a busy machine slows all counts alike.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// alternating within each round so that a busy machine slows all counts alike. Its fields are
+/// the flags of `lazuli bench scaling`.
+#[derive(clap::Parser, Clone, Debug, PartialEq, Eq)]
+#[command(args_override_self = true)]
 pub struct ScalingConfig {
-    /// Thread counts, the first being the reference (normally 1).
+    /// Thread counts, the first being the reference (normally 1) [default: 1, 2, 4, ... up to
+    /// the logical cores].
+    #[arg(long, value_name = "1,2,4", value_delimiter = ',', num_args = 1, action = ArgAction::Set,
+          default_values_t = ScalingConfig::doubling(num_cpus::get()), hide_default_value = true,
+          value_parser = number::<usize>(1..=1024, 1..=1024))]
     pub threads: Vec<usize>,
+    /// Thread counts 1, 2, 4, ... up to N, and N itself, instead of `--threads`.
+    #[arg(long, value_name = "N", conflicts_with = "threads",
+          value_parser = number::<usize>(1..=1 << 20, 1..=1024))]
+    pub max: Option<usize>,
     /// Fixed depth per position.
+    #[arg(long, value_name = "D", default_value_t = BENCH_DEPTH,
+          value_parser = number::<u32>(1..=1 << 20, 1..=64))]
     pub depth: u32,
     /// Hash table size in MB.
+    #[arg(long = "hash", value_name = "MB", default_value_t = 16, value_parser = positive())]
     pub hash_mb: usize,
     /// Repetitions; figures are medians over rounds.
+    #[arg(long, value_name = "R", default_value_t = 3, value_parser = positive())]
     pub rounds: usize,
     /// `go infinite` / `stop` trials per thread count for the stop latency.
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = positive())]
     pub stop_trials: usize,
     /// Write the rows as JSON here.
+    #[arg(long, value_name = "FILE")]
     pub json: Option<std::path::PathBuf>,
     /// Write the rows as CSV here.
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<std::path::PathBuf>,
     /// Draw the speedups as an SVG chart here.
+    #[arg(long, value_name = "FILE")]
     pub svg: Option<std::path::PathBuf>,
+}
+
+/// The numbers `bench scaling` takes besides thread counts and depth: 1 to 2^20.
+fn positive() -> impl TypedValueParser<Value = usize> {
+    number(1..=1 << 20, 1..=1 << 20)
 }
 
 impl ScalingConfig {
@@ -49,60 +75,10 @@ impl ScalingConfig {
         v
     }
 
-    /// Parses `[--max N | --threads 1,2,4] [--depth D] [--hash MB] [--rounds R]
-    /// [--stop-trials K] [--json FILE] [--csv FILE] [--svg FILE]`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidCommand`] with the usage for anything else.
-    pub fn parse(args: &[&str]) -> Result<ScalingConfig, Error> {
-        let usage = || {
-            Error::InvalidCommand(
-                "usage: bench scaling [--max N | --threads 1,2,4] [--depth D] [--hash MB] [--rounds R] \
-                 [--stop-trials K] [--json FILE] [--csv FILE] [--svg FILE]"
-                    .into(),
-            )
-        };
-        let mut c = ScalingConfig {
-            threads: Self::doubling(num_cpus::get()),
-            depth: BENCH_DEPTH,
-            hash_mb: 16,
-            rounds: 3,
-            stop_trials: 10,
-            json: None,
-            csv: None,
-            svg: None,
-        };
-        let num = |s: Option<&&str>| {
-            s.and_then(|s| s.parse::<usize>().ok())
-                .filter(|n| (1..=1 << 20).contains(n))
-                .ok_or_else(usage)
-        };
-        let mut i = 0;
-        while i < args.len() {
-            let value = args.get(i + 1);
-            match args[i] {
-                "--max" => c.threads = Self::doubling(num(value)?.min(1024)),
-                "--threads" => {
-                    let list: Option<Vec<usize>> = value
-                        .ok_or_else(usage)?
-                        .split(',')
-                        .map(|t| t.parse().ok().filter(|n| (1..=1024).contains(n)))
-                        .collect();
-                    c.threads = list.filter(|l| !l.is_empty()).ok_or_else(usage)?;
-                }
-                "--depth" => c.depth = num(value)?.min(64) as u32,
-                "--hash" => c.hash_mb = num(value)?,
-                "--rounds" => c.rounds = num(value)?,
-                "--stop-trials" => c.stop_trials = num(value)?,
-                "--json" => c.json = Some(value.ok_or_else(usage)?.into()),
-                "--csv" => c.csv = Some(value.ok_or_else(usage)?.into()),
-                "--svg" => c.svg = Some(value.ok_or_else(usage)?.into()),
-                _ => return Err(usage()),
-            }
-            i += 2;
-        }
-        Ok(c)
+    /// The thread counts to run: doubling up to `max` when given, else `threads`.
+    pub fn thread_counts(&self) -> Vec<usize> {
+        self.max
+            .map_or_else(|| self.threads.clone(), Self::doubling)
     }
 }
 
@@ -229,13 +205,14 @@ pub fn stop_latencies(threads: usize, hash_mb: usize, trials: usize) -> Result<V
 ///
 /// Engine creation or option errors.
 pub fn scaling(config: &ScalingConfig, mut progress: impl FnMut()) -> Result<ScalingReport, Error> {
-    let n = config.threads.len();
+    let thread_counts = config.thread_counts();
+    let n = thread_counts.len();
     let mut nodes = vec![Vec::new(); n];
     let mut times = vec![Vec::new(); n];
     let mut agree = vec![0usize; n];
     for _ in 0..config.rounds {
         let mut reference: Option<Vec<String>> = None;
-        for (i, &threads) in config.threads.iter().enumerate() {
+        for (i, &threads) in thread_counts.iter().enumerate() {
             let bench = BenchConfig {
                 hash_mb: config.hash_mb,
                 threads,
@@ -278,7 +255,7 @@ pub fn scaling(config: &ScalingConfig, mut progress: impl FnMut()) -> Result<Sca
         .map(|t| t.iter().map(|t| t.as_millis() as u64).collect())
         .collect();
     let mut rows = Vec::with_capacity(n);
-    for (i, &threads) in config.threads.iter().enumerate() {
+    for (i, &threads) in thread_counts.iter().enumerate() {
         let stops = stop_latencies(threads, config.hash_mb, config.stop_trials)?;
         rows.push(ScalingRow {
             threads,
@@ -361,10 +338,9 @@ impl ScalingReport {
 ///
 /// # Errors
 ///
-/// As [`ScalingConfig::parse`] and [`scaling`], and file write errors.
-pub fn run_cli(args: &[&str]) -> Result<(), Error> {
-    let config = ScalingConfig::parse(args)?;
-    let total = (config.rounds * config.threads.len() * bench_positions().len()) as u64;
+/// As [`scaling`], and file write errors.
+pub fn run_cli(config: ScalingConfig) -> Result<(), Error> {
+    let total = (config.rounds * config.thread_counts().len() * bench_positions().len()) as u64;
     let bar = progress_bar(total);
     let report = scaling(&config, || bar.inc(1))?;
     bar.finish_and_clear();
@@ -380,4 +356,46 @@ pub fn run_cli(args: &[&str]) -> Result<(), Error> {
         write_file(path, &chart::svg(&report)?)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// The arguments after `lazuli bench scaling`, parsed.
+    fn parse(args: &[&str]) -> Result<ScalingConfig, clap::Error> {
+        ScalingConfig::try_parse_from(std::iter::once("scaling").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn flags() {
+        assert_eq!(ScalingConfig::doubling(6), [1, 2, 4, 6]);
+        assert_eq!(ScalingConfig::doubling(4), [1, 2, 4]);
+        let c = parse(&[]).unwrap();
+        assert_eq!(c.thread_counts(), ScalingConfig::doubling(num_cpus::get()));
+        assert_eq!(
+            (c.depth, c.hash_mb, c.rounds, c.stop_trials),
+            (BENCH_DEPTH, 16, 3, 10)
+        );
+        assert_eq!(
+            parse(&["--max", "6"]).unwrap().thread_counts(),
+            [1, 2, 4, 6]
+        );
+        let c = parse(&["--threads", "1,3", "--threads", "2,1", "--depth", "99"]).unwrap();
+        assert_eq!((c.thread_counts(), c.depth), (vec![2, 1], 64));
+        let c = parse(&["--max", "5000"]).unwrap();
+        assert_eq!(c.thread_counts().last(), Some(&1024));
+        for bad in [
+            &["--threads", "0"][..],
+            &["--threads", ""],
+            &["--rounds", "0"],
+            &["--max", "2", "--threads", "1,2"],
+            &["--json"],
+            &["3"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
 }

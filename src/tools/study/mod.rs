@@ -22,7 +22,9 @@ use lazuli::{
 };
 use shakmaty::Move;
 
-use super::{progress_bar, write_file};
+use clap::ArgAction;
+
+use super::{number, on_off, progress_bar, write_file};
 pub use epd::{EpdRecord, parse_suite};
 
 mod epd;
@@ -104,125 +106,74 @@ fn bad_mode(text: &str) -> Error {
     ))
 }
 
-/// What to run.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What to run; its fields are the flags of `lazuli study nullmove`.
+#[derive(clap::Parser, Clone, Debug, PartialEq, Eq)]
+#[command(args_override_self = true)]
 pub struct StudyConfig {
     /// The EPD suite.
+    #[arg(long, value_name = "FILE")]
     pub suite: PathBuf,
-    /// Fixed depths to report.
+    /// Fixed depths to report (1 to 64; run in ascending order, each once).
+    #[arg(long, value_name = "8,9,10", default_value = "8,9,10", value_delimiter = ',',
+          num_args = 1, action = ArgAction::Set, value_parser = number::<u32>(1..=64, 1..=64))]
     pub depths: Vec<u32>,
-    /// Null-move modes to compare.
+    /// Null-move modes to compare: stdR (standard, R = 1..4), verifiedR (verified), off.
+    #[arg(long, value_name = "std2,std3,verified3", default_value = "std2,std3,verified3",
+          value_delimiter = ',', num_args = 1, action = ArgAction::Set, value_parser = Mode::parse)]
     pub modes: Vec<Mode>,
     /// Drop positions where either side has only king and pawns.
+    #[arg(long)]
     pub skip_kp: bool,
     /// Late move reductions on (lazuli's default) or off (as in the paper's engine).
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off(),
+          action = ArgAction::Set)]
     pub lmr: bool,
     /// Adaptive null-move R (lazuli's default); off reproduces the paper's fixed R.
+    #[arg(long, value_name = "on|off", default_value = "off", value_parser = on_off(),
+          action = ArgAction::Set)]
     pub adaptive: bool,
     /// Futility-type pruning on or off.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off(),
+          action = ArgAction::Set)]
     pub pruning: bool,
     /// Hash MB per engine.
+    #[arg(long = "hash", value_name = "MB", default_value_t = 64,
+          value_parser = number::<usize>(1.., 1..=usize::MAX as u64))]
     pub hash_mb: usize,
-    /// Positions searched at once (each with one thread).
+    /// Positions searched at once (each with one thread; at most 256).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = number::<usize>(1.., 1..=256))]
     pub jobs: usize,
     /// Only the first N positions (after filtering).
+    #[arg(long, value_name = "N", value_parser = number::<usize>(1.., 1..=usize::MAX as u64))]
     pub limit: Option<usize>,
     /// Per-position rows as CSV.
+    #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     /// Per-position rows as JSON.
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
     /// The summary tables as Markdown.
+    #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
 }
 
 impl StudyConfig {
-    /// Parses the arguments after `study nullmove`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidCommand`] with the usage.
-    pub fn parse(args: &[&str]) -> Result<StudyConfig, Error> {
-        let usage = || {
-            Error::InvalidCommand(
-                "usage: study nullmove --suite FILE [--depths 8,9,10] [--modes std2,std3,verified3] \
-                 [--skip-kp] [--lmr on|off] [--pruning on|off] [--adaptive on|off] [--hash MB] [--jobs N] [--limit N] \
-                 [--csv FILE] [--json FILE] [--markdown FILE]"
-                    .into(),
-            )
-        };
-        let mut c = StudyConfig {
-            suite: PathBuf::new(),
-            depths: vec![8, 9, 10],
-            modes: ["std2", "std3", "verified3"]
-                .iter()
-                .map(|m| Mode::parse(m).expect("valid"))
-                .collect(),
-            skip_kp: false,
-            lmr: true,
-            adaptive: false,
-            pruning: true,
-            hash_mb: 64,
-            jobs: 1,
-            limit: None,
-            csv: None,
-            json: None,
-            markdown: None,
-        };
-        let on_off = |v: Option<&&str>| match v.copied() {
-            Some("on") => Ok(true),
-            Some("off") => Ok(false),
-            _ => Err(usage()),
-        };
-        let num = |v: Option<&&str>| {
-            v.and_then(|s| s.parse::<usize>().ok())
-                .filter(|&n| n >= 1)
-                .ok_or_else(usage)
-        };
-        let mut i = 0;
-        while i < args.len() {
-            let value = args.get(i + 1);
-            let mut step = 2;
-            match args[i] {
-                "--suite" => c.suite = value.ok_or_else(usage)?.into(),
-                "--depths" => {
-                    let depths: Option<Vec<u32>> = value
-                        .ok_or_else(usage)?
-                        .split(',')
-                        .map(|d| d.parse().ok().filter(|d| (1..=64).contains(d)))
-                        .collect();
-                    c.depths = depths.filter(|d| !d.is_empty()).ok_or_else(usage)?;
-                    c.depths.sort_unstable();
-                    c.depths.dedup();
-                }
-                "--modes" => {
-                    c.modes = value
-                        .ok_or_else(usage)?
-                        .split(',')
-                        .map(Mode::parse)
-                        .collect::<Result<_, _>>()?
-                }
-                "--skip-kp" => {
-                    c.skip_kp = true;
-                    step = 1;
-                }
-                "--lmr" => c.lmr = on_off(value)?,
-                "--adaptive" => c.adaptive = on_off(value)?,
-                "--pruning" => c.pruning = on_off(value)?,
-                "--hash" => c.hash_mb = num(value)?,
-                "--jobs" => c.jobs = num(value)?.min(256),
-                "--limit" => c.limit = Some(num(value)?),
-                "--csv" => c.csv = Some(value.ok_or_else(usage)?.into()),
-                "--json" => c.json = Some(value.ok_or_else(usage)?.into()),
-                "--markdown" => c.markdown = Some(value.ok_or_else(usage)?.into()),
-                _ => return Err(usage()),
-            }
-            i += step;
-        }
-        if c.suite.as_os_str().is_empty() || c.modes.is_empty() {
-            return Err(usage());
-        }
-        Ok(c)
+    /// The depths to report, ascending, each once.
+    pub fn depths(&self) -> Vec<u32> {
+        let mut depths = self.depths.clone();
+        depths.sort_unstable();
+        depths.dedup();
+        depths
     }
+}
+
+/// The studies of `lazuli study`.
+#[derive(clap::Subcommand, Debug)]
+pub enum StudyCommand {
+    /// The verified null-move experiment on an EPD suite: nodes and solved positions per
+    /// null-move mode and depth
+    Nullmove(StudyConfig),
 }
 
 /// One position searched with one mode, reported at one depth.
@@ -308,7 +259,8 @@ fn study_position(
     record: &EpdRecord,
     stop: &StudyStop,
 ) -> Result<Option<Vec<Row>>, Error> {
-    let max_depth = *config.depths.last().expect("at least one depth");
+    let depths = config.depths();
+    let max_depth = *depths.last().expect("at least one depth");
     let mut rows = Vec::new();
     for &mode in &config.modes {
         if stop.is_stopped() {
@@ -331,7 +283,7 @@ fn study_position(
             return Ok(None);
         }
         let infos = recorder.0.lock().expect("not poisoned");
-        for &depth in &config.depths {
+        for &depth in &depths {
             let Some(info) = infos.iter().rev().find(|i| i.depth == depth) else {
                 continue;
             };
@@ -436,7 +388,7 @@ pub fn run(
     Ok(StudyReport {
         rows,
         modes: config.modes.clone(),
-        depths: config.depths.clone(),
+        depths: config.depths(),
         suite_positions,
         skipped_kp,
         studied,
@@ -449,14 +401,8 @@ pub fn run(
 ///
 /// # Errors
 ///
-/// Argument, suite and file errors.
-pub fn run_cli(args: &[&str]) -> Result<(), Error> {
-    let Some((&"nullmove", rest)) = args.split_first() else {
-        return Err(Error::InvalidCommand(
-            "usage: study nullmove --suite FILE ... (see the README)".into(),
-        ));
-    };
-    let config = StudyConfig::parse(rest)?;
+/// Suite and file errors.
+pub fn run_cli(config: &StudyConfig) -> Result<(), Error> {
     let stop = StudyStop::default();
     let handler_stop = stop.clone();
     let _ = ctrlc::set_handler(move || handler_stop.stop());
@@ -467,7 +413,7 @@ pub fn run_cli(args: &[&str]) -> Result<(), Error> {
         .len()
         .min(config.limit.unwrap_or(usize::MAX));
     let bar = progress_bar(total as u64);
-    let report = run(&config, || bar.inc(1), &stop)?;
+    let report = run(config, || bar.inc(1), &stop)?;
     bar.finish_and_clear();
     if report.interrupted {
         eprintln!("interrupted: writing the {} positions done", report.studied);

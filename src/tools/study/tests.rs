@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+use clap::Parser;
 use lazuli::{Engine, Limits, SearchHandler, SearchInfo};
 use shakmaty::Move;
 
@@ -34,7 +35,12 @@ fn config(name: &str, args: &[&str]) -> StudyConfig {
     let suite = suite_file(name);
     let mut all = vec!["--suite", suite.to_str().unwrap()];
     all.extend_from_slice(args);
-    StudyConfig::parse(&all).unwrap()
+    parse(&all).unwrap()
+}
+
+/// The arguments after `lazuli study nullmove`, parsed.
+fn parse(args: &[&str]) -> Result<StudyConfig, clap::Error> {
+    StudyConfig::try_parse_from(std::iter::once("nullmove").chain(args.iter().copied()))
 }
 
 #[derive(Clone, Default)]
@@ -197,10 +203,26 @@ fn bad_study_arguments_are_errors() {
         &["--suite", "x.epd", "--lmr", "maybe"],
         &["--suite", "x.epd", "--frobnicate"],
     ] {
-        assert!(StudyConfig::parse(args).is_err(), "{args:?}");
+        assert!(parse(args).is_err(), "{args:?}");
     }
-    let missing = StudyConfig::parse(&["--suite", "/nonexistent/suite.epd"]).unwrap();
+    let missing = parse(&["--suite", "/nonexistent/suite.epd"]).unwrap();
     assert!(run(&missing, || {}, &StudyStop::default()).is_err());
+}
+
+#[test]
+fn defaults() {
+    let c = parse(&["--suite", "x.epd"]).unwrap();
+    assert_eq!(c.depths(), [8, 9, 10]);
+    let modes: Vec<String> = c.modes.iter().map(|m| m.name()).collect();
+    assert_eq!(modes, ["std2", "std3", "verified3"]);
+    assert!(c.lmr && c.pruning && !c.adaptive && !c.skip_kp);
+    assert_eq!((c.hash_mb, c.jobs, c.limit), (64, 1, None));
+    // The last of a repeated flag counts; depths run ascending, each once; jobs are clamped.
+    let c = parse(&[
+        "--suite", "x.epd", "--depths", "4", "--depths", "9,7,9", "--jobs", "999",
+    ]);
+    let c = c.unwrap();
+    assert_eq!((c.depths(), c.jobs), (vec![7, 9], 256));
 }
 
 #[test]

@@ -1,10 +1,15 @@
 //! The `lazuli train` command line: flags, progress on stderr, summary on stdout.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use super::net::{self, Network, QuantisedNet};
-use super::{DEFAULT_FINAL_LR_FRACTION, LrSchedule, Progress, TrainConfig, synth, train, usable};
+use super::{
+    DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_FINAL_LR_FRACTION, DEFAULT_HIDDEN, DEFAULT_LAMBDA,
+    DEFAULT_LR, DEFAULT_SEED, DEFAULT_VALIDATION, DEFAULT_WEIGHT_CLIP, DEFAULT_WEIGHT_DECAY,
+    LrSchedule, Progress, TrainConfig, synth, train, usable,
+};
+use crate::tools::available_threads;
 use crate::tools::format::{self, PackedBoard};
 
 /// The progress line is refreshed at most this often (seconds).
@@ -16,81 +21,114 @@ const CALIBRATION_POSITIONS: usize = 10_000;
 /// Default `--lr-gamma` for the step schedule.
 const DEFAULT_LR_GAMMA: f32 = 0.1;
 
-const USAGE: &str = "usage: lazuli train (--data PATH | --synthetic N) --out FILE [--hidden N] \
-[--epochs N] [--batch N] [--lr X] [--lambda X] [--threads N] [--seed N] [--val X] [--wd X] \
-[--clip X] [--final-lr X] [--lr-drop EPOCHS --lr-gamma X] [--no-calibrate]
-  --data PATH     a marlinformat file, or a directory whose *.bin files are read in name order
-  --synthetic N   train on N generated positions instead (for testing and timing)
-  --out FILE      where to write the quantised LZNN net
-  --final-lr X    cosine schedule (the default): final lr as a fraction of --lr
-  --lr-drop N     step schedule instead: multiply the lr by --lr-gamma every N epochs
-  --no-calibrate  keep b2 exactly rounded instead of absorbing the mean rounding error";
+/// The flags of `lazuli train`.
+#[derive(clap::Parser, Debug)]
+#[command(args_override_self = true)]
+pub struct TrainArgs {
+    /// The training data: exactly one of `--data` and `--synthetic`.
+    #[command(flatten)]
+    pub source: Source,
+    /// Where to write the quantised LZNN net.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Hidden neurons per perspective (a positive multiple of 8).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_HIDDEN)]
+    pub hidden: usize,
+    /// Passes over the data.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_EPOCHS)]
+    pub epochs: usize,
+    /// Positions per optimiser step.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BATCH)]
+    pub batch: usize,
+    /// Initial learning rate.
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_LR)]
+    pub lr: f32,
+    /// Weight of the game result in the target (the rest is the search score).
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_LAMBDA)]
+    pub lambda: f32,
+    /// Worker threads (1 to 256) [default: the available parallelism].
+    #[arg(long, value_name = "N", default_value_t = available_threads(), hide_default_value = true)]
+    pub threads: usize,
+    /// The run's seed.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// Share of the usable positions held out for validation, in [0, 1).
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_VALIDATION)]
+    pub val: f64,
+    /// AdamW decoupled weight decay (weights only, not biases).
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_WEIGHT_DECAY)]
+    pub wd: f32,
+    /// Weights are clipped to +- this after every step.
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_WEIGHT_CLIP)]
+    pub clip: f32,
+    /// Cosine schedule (the default): final lr as a fraction of --lr.
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_FINAL_LR_FRACTION)]
+    pub final_lr: f32,
+    /// Step schedule instead: multiply the lr by --lr-gamma every N epochs.
+    #[arg(long, value_name = "N")]
+    pub lr_drop: Option<usize>,
+    /// The step schedule's factor.
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_LR_GAMMA)]
+    pub lr_gamma: f32,
+    /// Keep b2 exactly rounded instead of absorbing the mean rounding error.
+    #[arg(long)]
+    pub no_calibrate: bool,
+}
 
-/// `lazuli train ARGS`: parses the flags in [`USAGE`], trains with progress on stderr, writes
-/// the net file and prints a summary on stdout.
-pub fn run_cli(args: &[&str]) -> Result<(), String> {
-    let mut cfg = TrainConfig::default();
-    let (mut data_path, mut synthetic, mut out) = (None, None, None);
-    let (mut lr_drop, mut lr_gamma, mut final_lr) =
-        (None, DEFAULT_LR_GAMMA, DEFAULT_FINAL_LR_FRACTION);
-    let mut calibrate = true;
-    let mut it = args.iter();
-    while let Some(&flag) = it.next() {
-        if flag == "--help" || flag == "-h" {
-            println!("{USAGE}");
-            return Ok(());
-        }
-        if flag == "--no-calibrate" {
-            calibrate = false;
-            continue;
-        }
-        let value = *it
-            .next()
-            .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
-        fn parse<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
-            v.parse().map_err(|_| format!("bad value for {flag}: {v}"))
-        }
-        match flag {
-            "--data" => data_path = Some(value),
-            "--synthetic" => synthetic = Some(parse::<usize>(flag, value)?),
-            "--out" => out = Some(value),
-            "--hidden" => cfg.hidden = parse(flag, value)?,
-            "--epochs" => cfg.epochs = parse(flag, value)?,
-            "--batch" => cfg.batch_size = parse(flag, value)?,
-            "--lr" => cfg.lr = parse(flag, value)?,
-            "--lambda" => cfg.lambda = parse(flag, value)?,
-            "--threads" => cfg.threads = parse(flag, value)?,
-            "--seed" => cfg.seed = parse(flag, value)?,
-            "--val" => cfg.validation_fraction = parse(flag, value)?,
-            "--wd" => cfg.weight_decay = parse(flag, value)?,
-            "--clip" => cfg.weight_clip = parse(flag, value)?,
-            "--final-lr" => final_lr = parse(flag, value)?,
-            "--lr-drop" => lr_drop = Some(parse::<usize>(flag, value)?),
-            "--lr-gamma" => lr_gamma = parse(flag, value)?,
-            _ => return Err(format!("unknown flag {flag}\n{USAGE}")),
+/// Where the positions come from.
+#[derive(clap::Args, Debug)]
+#[group(required = true, multiple = false)]
+pub struct Source {
+    /// A marlinformat file, or a directory whose *.bin files are read in name order.
+    #[arg(long, value_name = "PATH")]
+    pub data: Option<PathBuf>,
+    /// Train on N generated positions instead (for testing and timing).
+    #[arg(long, value_name = "N")]
+    pub synthetic: Option<usize>,
+}
+
+impl TrainArgs {
+    /// The training run the flags ask for.
+    pub fn config(&self) -> TrainConfig {
+        TrainConfig {
+            hidden: self.hidden,
+            epochs: self.epochs,
+            batch_size: self.batch,
+            lr: self.lr,
+            schedule: match self.lr_drop {
+                Some(every_epochs) => LrSchedule::Step {
+                    every_epochs,
+                    gamma: self.lr_gamma,
+                },
+                None => LrSchedule::Cosine {
+                    final_fraction: self.final_lr,
+                },
+            },
+            lambda: self.lambda,
+            weight_decay: self.wd,
+            weight_clip: self.clip,
+            threads: self.threads,
+            seed: self.seed,
+            validation_fraction: self.val,
         }
     }
-    cfg.schedule = match lr_drop {
-        Some(every_epochs) => LrSchedule::Step {
-            every_epochs,
-            gamma: lr_gamma,
-        },
-        None => LrSchedule::Cosine {
-            final_fraction: final_lr,
-        },
-    };
+}
+
+/// `lazuli train ...`: trains with progress on stderr, writes the net file and prints a
+/// summary on stdout.
+///
+/// # Errors
+///
+/// A configuration the trainer refuses, unreadable data, an unwritable net file.
+pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
+    let cfg = args.config();
     cfg.validate()?;
-    let out = out.ok_or_else(|| format!("--out is required\n{USAGE}"))?;
-    let data = match (data_path, synthetic) {
-        (Some(path), None) => {
-            format::read_path(Path::new(path)).map_err(|e| format!("reading {path}: {e}"))?
+    let data = match (&args.source.data, args.source.synthetic) {
+        (Some(path), _) => {
+            format::read_path(path).map_err(|e| format!("reading {}: {e}", path.display()))?
         }
         (None, Some(n)) => synth::generate(n, cfg.seed),
-        _ => {
-            return Err(format!(
-                "give exactly one of --data and --synthetic\n{USAGE}"
-            ));
-        }
+        (None, None) => unreachable!("clap requires --data or --synthetic"),
     };
     eprintln!(
         "training {} -> {}x2 -> 1 on {} records, {} threads",
@@ -108,21 +146,22 @@ pub fn run_cli(args: &[&str]) -> Result<(), String> {
     })?;
     let seconds = started.elapsed().as_secs_f64();
     let mut quantised = net.quantise();
-    let shift = if calibrate {
+    let shift = if args.no_calibrate {
+        0
+    } else {
         let sample: Vec<_> = data
             .iter()
             .filter_map(usable)
             .take(CALIBRATION_POSITIONS)
             .collect();
         quantised.calibrate_b2(&net, &sample)
-    } else {
-        0
     };
+    let out = args.out.display();
     quantised
-        .write(Path::new(out))
+        .write(&args.out)
         .map_err(|e| format!("writing {out}: {e}"))?;
     // Read the file back: what the engine will load must be what was trained.
-    let bytes = std::fs::read(out).map_err(|e| format!("reading back {out}: {e}"))?;
+    let bytes = std::fs::read(&args.out).map_err(|e| format!("reading back {out}: {e}"))?;
     let size = bytes.len();
     if QuantisedNet::from_bytes(&bytes)? != quantised {
         return Err(format!("{out} does not read back as the network written"));

@@ -39,7 +39,7 @@ mod tests;
 use std::sync::{Barrier, RwLock};
 use std::time::Instant;
 
-pub use self::cli::run_cli;
+pub use self::cli::{TrainArgs, run_cli};
 use self::net::{Features, Gradients, Network, PARAM_ROWS, Scratch, target_from_record};
 use self::optim::{Moments, StepScalars};
 use crate::tools::format::{self, Decoded, PackedBoard};
@@ -112,7 +112,7 @@ impl Default for TrainConfig {
             lambda: DEFAULT_LAMBDA,
             weight_decay: DEFAULT_WEIGHT_DECAY,
             weight_clip: DEFAULT_WEIGHT_CLIP,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: crate::tools::available_threads(),
             seed: DEFAULT_SEED,
             validation_fraction: DEFAULT_VALIDATION,
         }

@@ -322,6 +322,12 @@ fn schedules() {
     assert_eq!(cfg.lr_at(4, 0, 1), cfg.lr * 0.25);
 }
 
+/// The arguments after `lazuli train`, parsed.
+fn parse(args: &[&str]) -> Result<TrainArgs, clap::Error> {
+    use clap::Parser;
+    TrainArgs::try_parse_from(std::iter::once("train").chain(args.iter().copied()))
+}
+
 /// The command line end to end: data directory in, net file out; bad flags are errors.
 #[test]
 fn command_line() {
@@ -346,12 +352,22 @@ fn command_line() {
         "--lr-drop",
         "1",
     ];
-    run_cli(&args).unwrap();
+    run_cli(&parse(&args).unwrap()).unwrap();
     let bytes = std::fs::read(&out).unwrap();
     assert_eq!(bytes.len(), QuantisedNet::file_size(16));
-    assert!(run_cli(&["--synthetic", "100", "--out", out_path, "--hidden", "12"]).is_err());
-    assert!(run_cli(&["--synthetic", "100"]).is_err());
-    assert!(run_cli(&["--bogus", "1"]).is_err());
+    // Parsed, refused by the trainer.
+    let odd_hidden = parse(&["--synthetic", "100", "--out", out_path, "--hidden", "12"]).unwrap();
+    assert!(run_cli(&odd_hidden).is_err());
+    // Refused by the command line.
+    for bad in [
+        &["--synthetic", "100"][..],
+        &["--out", out_path],
+        &["--data", data_dir, "--synthetic", "100", "--out", out_path],
+        &["--synthetic", "100", "--out", out_path, "--bogus", "1"],
+        &["--synthetic", "many", "--out", out_path],
+    ] {
+        assert!(parse(bad).is_err(), "{bad:?}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
