@@ -17,8 +17,8 @@ use lazuli::{Error, Output, Uci};
     version,
     about = "lazuli: a UCI chess engine (Lazy SMP, verified null-move pruning)",
     override_usage = "lazuli [COMMAND]\n       lazuli [UCI COMMAND...]",
-    after_help = "Without arguments lazuli speaks UCI on standard input and output, as chess GUIs \
-                  and match tools expect.\nAny other words are run as one UCI command, then lazuli \
+    after_help = "Without arguments lazuli speaks UCI on standard input and output, as chess GUIs\n\
+                  and match tools expect. Any other words are run as one UCI command, then lazuli\n\
                   exits: `lazuli go perft 5`, `lazuli eval`."
 )]
 struct Cli {
