@@ -21,7 +21,7 @@ use crate::position::Position;
 use crate::report::{SearchHandler, SearchResult};
 use crate::score::Score;
 use crate::search::root::ordered_moves;
-use crate::search::{Job, RootTb, SearchConfig};
+use crate::search::{Job, RootTb, SearchConfig, Skill};
 use crate::state::{Phase, SearchControl, SearchState};
 use crate::tablebase::{Tablebases, TbConfig};
 use crate::threads::ThreadPool;
@@ -419,6 +419,7 @@ impl Engine {
                 lmr: o.lmr,
                 pruning: o.pruning,
                 multipv: o.multipv,
+                skill: Skill::new(o.strength_level(), skill_seed(o.skill_seed, pos.key())),
             },
             limits,
             start,
@@ -491,6 +492,17 @@ impl Engine {
     /// The move in UCI notation under the current `UCI_Chess960` setting.
     pub fn uci_move(&self, m: Move) -> String {
         Position::uci(m, self.options.chess960).to_string()
+    }
+}
+
+/// The seed of limited strength's choices: `Skill Seed` mixed with the position's key, or the
+/// clock when it is 0.
+fn skill_seed(option: u64, key: u64) -> u64 {
+    if option == 0 {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        now.map_or(key, |d| d.as_nanos() as u64)
+    } else {
+        option.rotate_left(32) ^ key
     }
 }
 

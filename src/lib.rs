@@ -21,7 +21,7 @@
 //! ```
 //!
 //! The modules, from the bottom up (an arrow between modules only ever points down this list):
-//! `params` (every tunable constant), `error`, `score`, `position` (the board, keys, history,
+//! `params` (every tunable constant), `rng` (a seeded PRNG), `error`, `score`, `position` (the board, keys, history,
 //! SEE), `eval`, `tt` (the shared table), `report` (what a search reports), `timeman` (limits,
 //! deadlines, the pondering clock), `state` (what the threads share), `search` (one thread's
 //! search), `threads` (the Lazy SMP pool), `options`, `engine` (the facade), `bench`, and the
@@ -41,6 +41,7 @@ mod options;
 mod params;
 mod position;
 mod report;
+mod rng;
 mod score;
 mod search;
 mod state;
@@ -58,6 +59,7 @@ pub use eval::{Trace, evaluate};
 pub use options::{AUTHOR, MAX_THREADS, NAME, OptionKind, OptionSpec, Options, option_specs};
 pub use position::Position;
 pub use report::{ScoreBound, SearchHandler, SearchInfo, SearchResult, Silent, nps};
+pub use rng::Rng;
 pub use score::{MAX_PLY, Score, ScoreKind};
 pub use search::NullMoveMode;
 pub use state::SearchControl;

@@ -9,7 +9,9 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use crate::error::Error;
+use crate::params::{SKILL_ELO_MAX, SKILL_ELO_MIN, SKILL_MAX_LEVEL};
 use crate::search::NullMoveMode;
+use crate::search::skill::level_for_elo;
 
 /// The engine's name and version, as `uci` reports them.
 pub const NAME: &str = concat!("lazuli ", env!("CARGO_PKG_VERSION"));
@@ -18,6 +20,9 @@ pub const AUTHOR: &str = "the lazuli developers";
 
 /// The most threads `Threads` accepts.
 pub const MAX_THREADS: usize = 1024;
+
+/// The largest `Skill Seed`.
+const MAX_SKILL_SEED: i64 = u32::MAX as i64;
 
 /// The type and range of an option, as the UCI `option` line describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +100,10 @@ pub fn option_specs() -> Vec<OptionSpec> {
         spec("Syzygy50MoveRule", Check { default: true }),
         spec("SyzygyProbeLimit", spin(7, 0, 7)),
         spec("UCI_ShowWDL", Check { default: false }),
+        spec("UCI_LimitStrength", Check { default: false }),
+        spec("UCI_Elo", spin(SKILL_ELO_MAX, SKILL_ELO_MIN, SKILL_ELO_MAX)),
+        spec("Skill Level", spin(SKILL_MAX_LEVEL, 0, SKILL_MAX_LEVEL)),
+        spec("Skill Seed", spin(0, 0, MAX_SKILL_SEED)),
     ]
 }
 
@@ -138,6 +147,14 @@ pub struct Options {
     pub syzygy_probe_limit: usize,
     /// `info` lines carry `wdl W D L`.
     pub show_wdl: bool,
+    /// Play at the strength of `elo` (overrides `skill_level`).
+    pub limit_strength: bool,
+    /// The strength asked for by `UCI_LimitStrength`.
+    pub elo: i64,
+    /// 0 (weakest) to 20 (full strength).
+    pub skill_level: i64,
+    /// Seeds limited strength's choices with the position's key; 0: from the clock.
+    pub skill_seed: u64,
 }
 
 impl Default for Options {
@@ -161,6 +178,10 @@ impl Default for Options {
             syzygy_50_move_rule: true,
             syzygy_probe_limit: 7,
             show_wdl: false,
+            limit_strength: false,
+            elo: SKILL_ELO_MAX,
+            skill_level: SKILL_MAX_LEVEL,
+            skill_seed: 0,
         }
     }
 }
@@ -189,6 +210,10 @@ pub(crate) enum Setting {
     Syzygy50MoveRule(bool),
     SyzygyProbeLimit(usize),
     ShowWdl(bool),
+    LimitStrength(bool),
+    Elo(i64),
+    SkillLevel(i64),
+    SkillSeed(u64),
 }
 
 /// A value checked against its option's type and range.
@@ -239,6 +264,10 @@ impl Setting {
             ("Syzygy50MoveRule", Value::Bool(b)) => Setting::Syzygy50MoveRule(b),
             ("SyzygyProbeLimit", Value::Int(n)) => Setting::SyzygyProbeLimit(n as usize),
             ("UCI_ShowWDL", Value::Bool(b)) => Setting::ShowWdl(b),
+            ("UCI_LimitStrength", Value::Bool(b)) => Setting::LimitStrength(b),
+            ("UCI_Elo", Value::Int(elo)) => Setting::Elo(elo),
+            ("Skill Level", Value::Int(level)) => Setting::SkillLevel(level),
+            ("Skill Seed", Value::Int(seed)) => Setting::SkillSeed(seed as u64),
             (name, _) => unreachable!("option {name} has a parse arm"),
         };
         Ok(setting)
@@ -264,6 +293,10 @@ impl Options {
             Setting::Syzygy50MoveRule(b) => self.syzygy_50_move_rule = *b,
             Setting::SyzygyProbeLimit(n) => self.syzygy_probe_limit = *n,
             Setting::ShowWdl(b) => self.show_wdl = *b,
+            Setting::LimitStrength(b) => self.limit_strength = *b,
+            Setting::Elo(elo) => self.elo = *elo,
+            Setting::SkillLevel(level) => self.skill_level = *level,
+            Setting::SkillSeed(seed) => self.skill_seed = *seed,
             Setting::Threads(_)
             | Setting::Hash(_)
             | Setting::ClearHash
@@ -273,6 +306,16 @@ impl Options {
             }
         }
         true
+    }
+
+    /// The fractional skill level to play at: `UCI_Elo`'s with `UCI_LimitStrength`, else
+    /// `Skill Level`; 20 is full strength.
+    pub fn strength_level(&self) -> f64 {
+        if self.limit_strength {
+            level_for_elo(self.elo)
+        } else {
+            self.skill_level as f64
+        }
     }
 }
 

@@ -150,3 +150,38 @@ pub(crate) const TB_STORE_DEPTH_BONUS: i32 = 6;
 pub(crate) const WDL_AS: [f64; 4] = [350.937164, -115.749430, -841.690927, 660.834917];
 /// Width of the win-rate curve, the same kind of cubic.
 pub(crate) const WDL_BS: [f64; 4] = [234.285177, -317.839493, 33.701944, 169.341625];
+
+// ---------------------------------------------------------------------------------------------
+// Limited strength: `Skill Level`, `UCI_LimitStrength` and `UCI_Elo` (search/skill.rs).
+// ---------------------------------------------------------------------------------------------
+
+/// The top skill level: full strength, no weakening (Stockfish's 20).
+pub(crate) const SKILL_MAX_LEVEL: i64 = 20;
+/// The range of `UCI_Elo`.
+pub(crate) const SKILL_ELO_MIN: i64 = 1320;
+/// See [`SKILL_ELO_MIN`].
+pub(crate) const SKILL_ELO_MAX: i64 = 2800;
+/// `UCI_Elo` to a fractional skill level: piecewise linear between these (Elo, level) anchors,
+/// clamped at the ends. NOT YET CALIBRATED: a straight line over the option's range, to be
+/// replaced by the levels that matches against Stockfish 15.1's `UCI_Elo` measure (README,
+/// "Limited strength").
+pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 2] = [
+    (SKILL_ELO_MIN, 0.0),
+    (SKILL_ELO_MAX, SKILL_MAX_LEVEL as f64),
+];
+/// A weakened search looks at this many principal variations at least (Stockfish: 4), the
+/// candidates of the pick.
+pub(crate) const SKILL_MULTIPV: usize = 4;
+/// The pick's weakness is `SKILL_WEAKNESS_BASE - SKILL_WEAKNESS_PER_LEVEL * level` (Stockfish:
+/// `120 - 2 * level`).
+pub(crate) const SKILL_WEAKNESS_BASE: i32 = 120;
+/// See [`SKILL_WEAKNESS_BASE`].
+pub(crate) const SKILL_WEAKNESS_PER_LEVEL: i32 = 2;
+/// The random part of the pick is at most the spread of the candidates' scores, capped at this
+/// many centipawns (Stockfish: `PawnValue`).
+pub(crate) const SKILL_MAX_DELTA: i32 = 100;
+/// The pick's push is divided by this (Stockfish: 128).
+pub(crate) const SKILL_PUSH_DIVISOR: i32 = 128;
+/// A weakened search stops after `SKILL_NODES_BASE * 2^(level / 2)` nodes (over all threads)
+/// and at depth `level + 1` (Stockfish picks at that depth), whichever comes first.
+pub(crate) const SKILL_NODES_BASE: f64 = 1024.0;

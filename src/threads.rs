@@ -206,7 +206,12 @@ fn run_main(
     helpers_done.wait();
 
     let results = shared.slots.results();
-    let chosen = best_thread(&results);
+    // At limited strength the main thread's pick is played (Stockfish skips the vote too).
+    let chosen = if job.config.skill.is_some() {
+        results.first().filter(|r| r.best.is_some())
+    } else {
+        best_thread(&results)
+    };
     let best = chosen
         .and_then(|r| r.best)
         .or_else(|| job.root_moves.first().copied());

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use shakmaty::Move;
 
+use super::skill::Skill;
 use crate::eval::Evaluation;
 use crate::position::Position;
 use crate::score::Score;
@@ -39,6 +40,8 @@ pub(crate) struct SearchConfig {
     pub pruning: bool,
     /// Number of principal variations to report.
     pub multipv: usize,
+    /// Limited strength; `None` at full strength.
+    pub skill: Option<Skill>,
 }
 
 /// Everything one `go` gives every thread. Immutable during the search.

@@ -19,6 +19,7 @@ pub(crate) mod manager;
 mod movepick;
 mod qsearch;
 pub(crate) mod root;
+pub(crate) mod skill;
 mod stack;
 
 use shakmaty::Move;
@@ -37,6 +38,7 @@ pub use job::NullMoveMode;
 pub(crate) use job::{Job, RootTb, SearchConfig};
 use manager::{Counts, MainThread};
 use root::RootMove;
+pub(crate) use skill::Skill;
 use stack::{Frame, PvTable};
 
 /// The best score of a node so far and the move that reached it (none while every move
@@ -105,6 +107,8 @@ pub(crate) struct Searcher<'a> {
     /// The other threads' node total, read every [`CHECK_EVERY`] nodes.
     others_nodes: u64,
     seldepth: usize,
+    /// Limited strength: the main thread's pick of its last completed iteration.
+    skill_pick: Option<RootMove>,
 }
 
 impl<'a> Searcher<'a> {
@@ -143,23 +147,30 @@ impl<'a> Searcher<'a> {
             tbhits: 0,
             others_nodes: 0,
             seldepth: 0,
+            skill_pick: None,
         }
     }
 
     /// Iterative deepening (chessprogramming wiki, "Iterative Deepening"), with aspiration
     /// windows. Returns this thread's result for the best-thread vote.
     pub(crate) fn iterate(&mut self) -> ThreadResult {
-        // Only the main thread stops at the depth limit; helpers search on until it stops them
-        // (as in Stockfish), so no core idles while the main thread finishes its last depth.
-        let max_depth = match self.job.limits.depth {
-            Some(d) if self.main.is_some() => d.clamp(1, MAX_PLY as u32 - 1),
-            _ => MAX_PLY as u32 - 1,
-        };
-        let multipv = self
-            .job
-            .config
-            .multipv
-            .clamp(1, self.root_moves.len().max(1));
+        let skill = self.job.config.skill;
+        // Only the main thread stops at the depth limit (and at limited strength's depth);
+        // helpers search on until it stops them (as in Stockfish), so no core idles while the
+        // main thread finishes its last depth.
+        let mut max_depth = MAX_PLY as u32 - 1;
+        if self.main.is_some()
+            && let Some(d) = [self.job.limits.depth, skill.map(|s| s.depth())]
+                .into_iter()
+                .flatten()
+                .min()
+        {
+            max_depth = d.clamp(1, max_depth);
+        }
+        // The lines reported, and those searched (more at limited strength, for its pick).
+        let moves = self.root_moves.len().max(1);
+        let shown = self.job.config.multipv.clamp(1, moves);
+        let multipv = skill.map_or(shown, |s| s.lines(shown)).min(moves);
 
         for depth in 1..=max_depth {
             if self.skips(depth) {
@@ -185,12 +196,18 @@ impl<'a> Searcher<'a> {
             root::sort(&mut self.root_moves, 0);
             let counts = self.counts();
             if let Some(main) = &mut self.main {
-                main.report_iteration(self.job, depth, &self.root_moves, multipv, counts);
+                main.report_iteration(self.job, depth, &self.root_moves, shown, counts);
             }
             if stopped {
                 break;
             }
             self.completed_depth = depth;
+            if let Some(skill) = skill
+                && self.main.is_some()
+            {
+                let pick = skill.pick(&self.root_moves, multipv);
+                self.skill_pick = Some(self.root_moves[pick].clone());
+            }
             self.publish();
             if let Some(main) = &mut self.main
                 && main.iteration_ends_search(self.job, self.state, &self.root_moves)
@@ -240,7 +257,9 @@ impl<'a> Searcher<'a> {
                 return Ok(());
             }
             let counts = self.counts();
-            if let Some(main) = &mut self.main {
+            if let Some(main) = &mut self.main
+                && self.pv_index < self.job.config.multipv
+            {
                 let rm = &self.root_moves[self.pv_index];
                 main.report_bound(self.job, depth as u32, rm, self.pv_index, counts);
             }
@@ -286,10 +305,8 @@ impl<'a> Searcher<'a> {
     fn tick(&mut self) -> Result<(), Stopped> {
         self.nodes += 1;
         self.slots.set_nodes(self.id, self.nodes);
-        if self.main.is_some() || self.job.limits.nodes.is_some() {
-            self.check_limits();
-        }
-        if self.state.is_stopped() {
+        let halt = (self.main.is_some() || self.job.limits.nodes.is_some()) && self.check_limits();
+        if halt || self.state.is_stopped() {
             Err(Stopped)
         } else {
             Ok(())
@@ -299,8 +316,11 @@ impl<'a> Searcher<'a> {
     /// Limit checks. The clock: the main thread, every [`CHECK_EVERY`] nodes. A node limit:
     /// every thread, against its own count at every node plus the others' counts read every
     /// [`CHECK_EVERY`] nodes, so the total overshoots by at most about that many nodes per
-    /// thread whatever the scheduler does (exact with one thread).
-    fn check_limits(&mut self) {
+    /// thread whatever the scheduler does (exact with one thread). Limited strength's node
+    /// budget, counted the same way: true when it is spent, which ends the main thread's
+    /// search alone (not a stop: a pondering search still waits for `ponderhit` or `stop`,
+    /// and the pool stops the helpers when the main thread returns).
+    fn check_limits(&mut self) -> bool {
         if self.nodes.is_multiple_of(CHECK_EVERY) {
             self.others_nodes = self.slots.nodes_except(self.id);
             if let Some(main) = &self.main
@@ -314,6 +334,13 @@ impl<'a> Searcher<'a> {
         {
             self.state.request_stop();
         }
+        self.main.is_some()
+            && self.completed_depth >= 1
+            && self
+                .job
+                .config
+                .skill
+                .is_some_and(|s| self.nodes + self.others_nodes >= s.nodes)
     }
 
     /// Nodes of every thread: this one's exact count plus the others' published ones.
@@ -416,7 +443,7 @@ impl<'a> Searcher<'a> {
     }
 
     fn thread_result(&self) -> ThreadResult {
-        let best = self.root_moves.first();
+        let best = self.skill_pick.as_ref().or(self.root_moves.first());
         ThreadResult {
             best: best.map(|rm| rm.mv),
             score: best.map_or(Score::DRAW, RootMove::best_known_score),
