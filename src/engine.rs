@@ -532,6 +532,11 @@ mod tests {
             ("Ponder", "yes"),
             ("NullMove", "sometimes"),
             ("NullMoveR", "5"),
+            ("UCI_Elo", "1000"),
+            ("UCI_Elo", "3000"),
+            ("Skill Level", "21"),
+            ("Skill Seed", "-3"),
+            ("UCI_LimitStrength", "on"),
             ("No Such Option", "1"),
         ] {
             assert!(

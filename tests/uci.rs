@@ -491,3 +491,152 @@ fn d_and_eval() {
     let lines = e.until_prefix("Final evaluation");
     assert!(lines.iter().any(|l| l.contains("Mobility")));
 }
+
+/// Middlegame and endgame positions for the limited-strength tests: each has several
+/// reasonable moves, so that a weak pick can differ from the best one.
+const SKILL_POSITIONS: [&str; 8] = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+    KIWIPETE,
+    "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8",
+    "2r2rk1/pp1bqppp/2n1pn2/3p4/3P4/2PBPN2/P1Q2PPP/R4RK1 b - - 5 14",
+    "8/5pk1/6p1/3R4/5P2/6PK/1r6/8 w - - 0 40",
+    "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+    "8/8/4kpp1/3p1b2/p6P/2B5/6P1/6K1 b - - 0 47",
+];
+
+/// The best move of `go` from `fen` after the options `(name, value)`, checked to be legal.
+fn legal_bestmove(e: &mut UciProcess, options: &[(&str, &str)], fen: &str, go: &str) -> String {
+    for (name, value) in options {
+        e.send(&format!("setoption name {name} value {value}"));
+    }
+    e.send("ucinewgame");
+    e.send(&format!("position fen {fen}"));
+    e.send(go);
+    let best = e.bestmove();
+    assert!(e.legal_moves().contains(&best), "{best} in {fen}");
+    best
+}
+
+#[test]
+fn limited_strength_options_are_validated_and_listed() {
+    let mut e = UciProcess::start();
+    e.send("uci");
+    let lines = e.until(|l| l == "uciok");
+    for option in [
+        "option name UCI_LimitStrength type check default false",
+        "option name UCI_Elo type spin default 2800 min 1320 max 2800",
+        "option name Skill Level type spin default 20 min 0 max 20",
+        "option name Skill Seed type spin default 0 min 0 max 4294967295",
+    ] {
+        assert!(lines.iter().any(|l| l == option), "{option}: {lines:#?}");
+    }
+    for (name, value) in [
+        ("UCI_Elo", "1319"),
+        ("UCI_Elo", "2801"),
+        ("Skill Level", "-1"),
+        ("Skill Level", "21"),
+        ("Skill Level", "ten"),
+        ("UCI_LimitStrength", "yes"),
+        ("Skill Seed", "-1"),
+    ] {
+        e.send(&format!("setoption name {name} value {value}"));
+        let reply = e.sync();
+        assert!(
+            reply.len() == 1 && reply[0].starts_with("info string error"),
+            "{name}={value}: {reply:?}"
+        );
+    }
+}
+
+#[test]
+fn skill_level_zero_is_reproducible_with_a_seed_legal_and_weaker() {
+    let mut e = UciProcess::start();
+    let weak = [("Skill Level", "0"), ("Skill Seed", "12345")];
+    let full = [("Skill Level", "20")];
+    let mut differ = 0;
+    for fen in SKILL_POSITIONS {
+        let first = legal_bestmove(&mut e, &weak, fen, "go depth 8");
+        let second = legal_bestmove(&mut e, &weak, fen, "go depth 8");
+        assert_eq!(first, second, "the same seed, the same move in {fen}");
+        if legal_bestmove(&mut e, &full, fen, "go depth 8") != first {
+            differ += 1;
+        }
+    }
+    assert!(
+        differ >= 2,
+        "level 0 played the best move in {differ} of 8 only"
+    );
+}
+
+#[test]
+fn uci_elo_at_the_top_is_full_strength_and_at_the_bottom_is_level_zero() {
+    // The documented behaviour: UCI_Elo 2800 is level 20, no weakening at all, so the search
+    // is the full-strength one, node for node; UCI_Elo 1320 plays as Skill Level 0.
+    let mut e = UciProcess::start();
+    let nodes_and_move = |e: &mut UciProcess, options: &[(&str, &str)]| {
+        for (name, value) in options {
+            e.send(&format!("setoption name {name} value {value}"));
+        }
+        e.send("ucinewgame");
+        e.send(&format!("position fen {KIWIPETE}"));
+        e.send("go depth 7");
+        let lines = e.search_lines();
+        let nodes = field(&lines[lines.len() - 2], "nodes").unwrap().to_owned();
+        (nodes, lines.last().unwrap().clone())
+    };
+    let off = nodes_and_move(&mut e, &[]);
+    let top = nodes_and_move(
+        &mut e,
+        &[("UCI_LimitStrength", "true"), ("UCI_Elo", "2800")],
+    );
+    assert_eq!(off, top);
+    let bottom = [
+        ("Skill Seed", "77"),
+        ("UCI_LimitStrength", "true"),
+        ("UCI_Elo", "1320"),
+    ];
+    let level_zero = [("UCI_LimitStrength", "false"), ("Skill Level", "0")];
+    for fen in SKILL_POSITIONS {
+        let by_elo = legal_bestmove(&mut e, &bottom, fen, "go depth 5");
+        let by_level = legal_bestmove(&mut e, &level_zero, fen, "go depth 5");
+        assert_eq!(by_elo, by_level, "{fen}");
+    }
+}
+
+#[test]
+fn limited_strength_keeps_the_clock_and_waits_for_ponderhit() {
+    let mut e = UciProcess::start();
+    e.send("setoption name Skill Level value 12");
+    e.send("setoption name Ponder value true");
+    e.send(&format!("position fen {KIWIPETE}"));
+    let go = Instant::now();
+    e.send("go wtime 1000 btime 1000");
+    let best = e.bestmove();
+    assert!(
+        go.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        go.elapsed()
+    );
+    assert!(e.legal_moves().contains(&best));
+
+    // The node budget is spent at once at level 0, yet no bestmove before ponderhit.
+    e.send("setoption name Skill Level value 0");
+    e.send("go ponder wtime 1000 btime 1000");
+    let until = Instant::now() + Duration::from_millis(300);
+    while let Some(line) = e.next_line(until.saturating_duration_since(Instant::now())) {
+        assert!(
+            !line.starts_with("bestmove"),
+            "bestmove while pondering: {line}"
+        );
+    }
+    let hit = Instant::now();
+    e.send("ponderhit");
+    let best = e.bestmove();
+    assert!(
+        hit.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        hit.elapsed()
+    );
+    assert!(e.legal_moves().contains(&best));
+}

@@ -147,6 +147,31 @@ static void test_search_with_callbacks(void) {
     lazuli_engine_free(e);
 }
 
+/* Limited strength through the option table: a seeded level-0 search plays a legal move, the
+   same one twice. */
+static void test_limited_strength(void) {
+    char moves[2][16];
+    for (int i = 0; i < 2; i++) {
+        lazuli_engine *e = new_engine();
+        CHECK_RESULT(lazuli_engine_set_option(e, "UCI_LimitStrength", "true"), LAZULI_RESULT_OK);
+        CHECK_RESULT(lazuli_engine_set_option(e, "UCI_Elo", "1320"), LAZULI_RESULT_OK);
+        CHECK_RESULT(lazuli_engine_set_option(e, "Skill Seed", "42"), LAZULI_RESULT_OK);
+        CHECK_RESULT(lazuli_engine_set_option(e, "Skill Level", "21"),
+                     LAZULI_RESULT_INVALID_OPTION);
+        CHECK_RESULT(lazuli_engine_set_position(e, NULL, "e2e4 e7e5 g1f3"), LAZULI_RESULT_OK);
+        lazuli_limits limits = lazuli_limits_default();
+        limits.wtime_ms = 1000;
+        limits.btime_ms = 1000;
+        record r;
+        record_init(&r);
+        CHECK_RESULT(lazuli_engine_go(e, &limits, on_info, on_bestmove, &r), LAZULI_RESULT_OK);
+        CHECK_RESULT(lazuli_engine_wait(e, moves[i], sizeof moves[i]), LAZULI_RESULT_OK);
+        CHECK(is_legal(e, moves[i]));
+        lazuli_engine_free(e);
+    }
+    CHECK(strcmp(moves[0], moves[1]) == 0);
+}
+
 static void test_mate_and_no_move(void) {
     lazuli_engine *e = new_engine();
     record r;
@@ -485,6 +510,7 @@ static void test_four_engines(void) {
 int main(void) {
     test_version();
     test_search_with_callbacks();
+    test_limited_strength();
     test_mate_and_no_move();
     test_stop_during_infinite();
     test_stop_from_another_thread();
