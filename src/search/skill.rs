@@ -62,17 +62,17 @@ impl Skill {
         })
     }
 
-    /// 2. The deepest iteration.
+    /// Step 2: the deepest iteration.
     pub(crate) fn depth(&self) -> u32 {
         self.level + 1
     }
 
-    /// 2. The lines searched when `multipv` are asked for.
+    /// Step 2: the lines searched when `multipv` are asked for.
     pub(crate) fn lines(&self, multipv: usize) -> usize {
         multipv.max(SKILL_MULTIPV)
     }
 
-    /// 3. The index of the chosen move among the first `lines` root moves, which a completed
+    /// Step 3: the index of the chosen move among the first `lines` root moves, which a completed
     /// iteration has scored and sorted best first.
     pub(crate) fn pick(&self, root_moves: &[RootMove], lines: usize) -> usize {
         let lines = lines.clamp(1, root_moves.len());
@@ -94,7 +94,7 @@ impl Skill {
     }
 }
 
-/// 1. The fractional skill level of `elo`: piecewise linear between the anchors, clamped at
+/// Step 1: the fractional skill level of `elo`: piecewise linear between the anchors, clamped at
 /// their ends.
 pub(crate) fn level_for_elo(elo: i64) -> f64 {
     let anchors = &SKILL_ELO_ANCHORS;
