@@ -201,7 +201,7 @@ fn wins_are_converted_and_draws_held() {
             pos.play_unchecked(mv);
             moves.push(best);
             // The result, from the starting side, never changes.
-            let sign = if moves.len() % 2 == 0 { 1 } else { -1 };
+            let sign = if moves.len().is_multiple_of(2) { 1 } else { -1 };
             let now = if pos.is_checkmate() {
                 Wdl::Loss
             } else if pos.board().occupied().count() <= 2 || pos.is_stalemate() {
