@@ -181,24 +181,19 @@ impl Tablebases {
         // rank by their distance.
         let repeated = pos.is_repetition(usize::MAX);
         let bound = if rule50 { MAX_DTZ - 100 } else { 1 };
-        let mut ranked = Vec::with_capacity(moves.len());
-        let mut probes = 0;
-        for &mv in moves {
-            let mut after = chess.clone();
-            after.play_unchecked(mv);
-            probes += 1;
+        Self::rank_each(chess, moves, true, |after| {
             // The distance to a zeroing move, counted from the root, from the root's side.
             let dtz = if after.is_checkmate() {
                 1
             } else if after.is_stalemate() {
                 0
             } else if after.halfmoves() == 0 {
-                let wdl = -self.tables.probe_wdl_after_zeroing(&after).ok()?;
+                let wdl = -self.tables.probe_wdl_after_zeroing(after).ok()?;
                 Dtz::before_zeroing(wdl).0
             } else {
                 let dtz = -self
                     .tables
-                    .probe_dtz(&after)
+                    .probe_dtz(after)
                     .ok()
                     .map(MaybeRounded::ignore_rounding)?
                     .0;
@@ -219,42 +214,41 @@ impl Tablebases {
             } else {
                 0
             };
-            ranked.push(RankedMove {
-                mv,
-                rank,
-                score: rank_score(rank, bound),
-            });
-        }
-        Some(RootRanking {
-            moves: ranked,
-            dtz: true,
-            probes,
+            Some((rank, rank_score(rank, bound)))
         })
     }
 
     fn rank_by_wdl(&self, chess: &Chess, moves: &[Move], rule50: bool) -> Option<RootRanking> {
-        let mut ranked = Vec::with_capacity(moves.len());
-        let mut probes = 0;
-        for &mv in moves {
-            let mut after = chess.clone();
-            after.play_unchecked(mv);
-            probes += 1;
+        Self::rank_each(chess, moves, false, |after| {
             let wdl = if after.is_checkmate() {
                 Wdl::Win
             } else {
-                -self.tables.probe_wdl_after_zeroing(&after).ok()?
+                -self.tables.probe_wdl_after_zeroing(after).ok()?
             };
             let wdl = if rule50 { wdl } else { ignoring_rule50(wdl) };
-            ranked.push(RankedMove {
-                mv,
-                rank: i32::from(wdl),
-                score: wdl_score(wdl, 0),
-            });
+            Some((i32::from(wdl), wdl_score(wdl, 0)))
+        })
+    }
+
+    /// Ranks each of `moves` by `rank` of the position after it (its rank and score); `None`
+    /// when any probe fails.
+    fn rank_each(
+        chess: &Chess,
+        moves: &[Move],
+        dtz: bool,
+        rank: impl Fn(&Chess) -> Option<(i32, Score)>,
+    ) -> Option<RootRanking> {
+        let mut ranked = Vec::with_capacity(moves.len());
+        for &mv in moves {
+            let mut after = chess.clone();
+            after.play_unchecked(mv);
+            let (rank, score) = rank(&after)?;
+            ranked.push(RankedMove { mv, rank, score });
         }
         Some(RootRanking {
             moves: ranked,
-            dtz: false,
-            probes,
+            dtz,
+            probes: moves.len() as u64,
         })
     }
 }

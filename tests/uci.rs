@@ -82,13 +82,7 @@ fn ponder_then_ponderhit_and_ponder_then_stop() {
     e.send("position startpos moves e2e4 e7e5");
     e.send("go ponder wtime 2000 btime 2000");
     // While pondering, no bestmove however long it takes.
-    let until = Instant::now() + Duration::from_millis(600);
-    while let Some(line) = e.next_line(until.saturating_duration_since(Instant::now())) {
-        assert!(
-            !line.starts_with("bestmove"),
-            "bestmove while pondering: {line}"
-        );
-    }
+    e.assert_no_bestmove_for(Duration::from_millis(600));
     let hit = Instant::now();
     e.send("ponderhit");
     let lines = e.search_lines();
@@ -623,13 +617,7 @@ fn limited_strength_keeps_the_clock_and_waits_for_ponderhit() {
     // The node budget is spent at once at level 0, yet no bestmove before ponderhit.
     e.send("setoption name Skill Level value 0");
     e.send("go ponder wtime 1000 btime 1000");
-    let until = Instant::now() + Duration::from_millis(300);
-    while let Some(line) = e.next_line(until.saturating_duration_since(Instant::now())) {
-        assert!(
-            !line.starts_with("bestmove"),
-            "bestmove while pondering: {line}"
-        );
-    }
+    e.assert_no_bestmove_for(Duration::from_millis(300));
     let hit = Instant::now();
     e.send("ponderhit");
     let best = e.bestmove();

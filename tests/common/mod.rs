@@ -151,6 +151,15 @@ impl UciProcess {
             .collect()
     }
 
+    /// Reads lines for `wait` and panics on a `bestmove` among them (a ponder or infinite
+    /// search must not end by itself).
+    pub fn assert_no_bestmove_for(&mut self, wait: Duration) {
+        let until = Instant::now() + wait;
+        while let Some(line) = self.next_line(until.saturating_duration_since(Instant::now())) {
+            assert!(!line.starts_with("bestmove"), "bestmove too early: {line}");
+        }
+    }
+
     /// Waits up to `timeout` for the process to exit; returns its success.
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<bool> {
         let deadline = Instant::now() + timeout;
