@@ -8,7 +8,7 @@
 
 use shakmaty::{Chess, Position as _, Role};
 
-use crate::params::{WDL_AS, WDL_BS};
+use crate::params::{WDL_AS, WDL_BS, WDL_MATERIAL};
 use crate::score::Score;
 
 /// Chances in permille from the side to move; the three add up to 1000.
@@ -45,7 +45,7 @@ impl WinDrawLoss {
 
 /// Permille chance that the side to move wins with a score of `cp`.
 fn win_rate(cp: i32, material: u32) -> u32 {
-    let m = f64::from(material.clamp(17, 78)) / 58.0;
+    let m = f64::from(material.clamp(WDL_MATERIAL.0, WDL_MATERIAL.1)) / 58.0;
     let poly = |c: &[f64; 4]| ((c[0] * m + c[1]) * m + c[2]) * m + c[3];
     let (a, b) = (poly(&WDL_AS), poly(&WDL_BS).max(1.0));
     let p = 1.0 / (1.0 + ((a - f64::from(cp)) / b).exp());

@@ -3,8 +3,8 @@
 
 The model is Stockfish's (`src/uci.cpp`, `win_rate_model`, fitted there to fishtest games):
 with the search score v in centipawns from the side to move and the material m on the board
-(pawns 1, knights and bishops 3, rooks 5, queens 9, both sides, clamped to 17..78, divided by
-58), a(m) and b(m) are cubic polynomials and
+(pawns 1, knights and bishops 3, rooks 5, queens 9, both sides, clamped to MATERIAL_MIN..
+MATERIAL_MAX, divided by 58), a(m) and b(m) are cubic polynomials and
 
     win  = 1 / (1 + exp((a(m) - v) / b(m)))
     loss = 1 / (1 + exp((a(m) + v) / b(m)))
@@ -31,6 +31,8 @@ RECORD = np.dtype([("occ", "<u8"), ("pieces", "u1", 16), ("stm_ep", "u1"), ("hal
                    ("full", "<u2"), ("score", "<i2"), ("result", "u1"), ("extra", "u1")])
 # Material value of a nibble's role (0 pawn .. 5 king, 6 rook with castling right).
 ROLE_VALUE = np.array([1, 3, 3, 5, 9, 0, 5, 0])
+# The material is clamped to this range (Stockfish: 17..78); must match src/params.rs.
+MATERIAL_MIN, MATERIAL_MAX = 4, 78
 
 
 def load(dirs):
@@ -66,7 +68,7 @@ def main():
     files, data = load(args.dirs)
     v = data["score"].astype(float)
     result = data["result"].astype(int)  # from White's side: 2 win, 1 draw, 0 loss
-    m = np.clip(material(data), 17, 78) / 58.0
+    m = np.clip(material(data), MATERIAL_MIN, MATERIAL_MAX) / 58.0
     won, drawn, lost = result == 2, result == 1, result == 0
 
     def nll(params):
