@@ -28,10 +28,11 @@ header:
 lib:
 	$(CARGO) build --release --lib
 
-# The C starting point for GUI authors: 2-thread analysis with live info lines.
+# The C starting point for GUI authors: 2-thread analysis with live info lines
+# (SYZYGY=folder: also a rook ending with those Syzygy tables).
 example: lib
 	$(CC) $(CFLAGS_STRICT) -Iinclude examples/analysis.c $(LIB) $(NATIVE_LIBS) -o target/analysis
-	./target/analysis
+	./target/analysis $(SYZYGY)
 
 # The C tests against the release libraries, static and shared.
 c-test: lib

@@ -60,10 +60,16 @@ fn compile(compiler: &str, source: &str, output: &Path, flags: &[&str], link: &[
 }
 
 fn run(program: &Path) -> String {
+    run_with(program, &[])
+}
+
+fn run_with(program: &Path, args: &[&str]) -> String {
     // cargo's LD_LIBRARY_PATH for tests lists target/<profile> (where an older liblazuli.so
     // may lie) and would win over the program's rpath.
     checked_output(
-        Command::new(program).env_remove("LD_LIBRARY_PATH"),
+        Command::new(program)
+            .args(args)
+            .env_remove("LD_LIBRARY_PATH"),
         &program.display().to_string(),
     )
 }
@@ -117,4 +123,19 @@ fn the_example_builds_and_runs() {
     compile("gcc", "examples/analysis.c", &exe, C_FLAGS, &static_link());
     let out = run(&exe);
     assert!(out.contains("bestmove "), "{out}");
+    assert!(out.contains(" wdl "), "{out}");
+    // With the tables: the rook ending is a proven win (20000 cp less the plies to it,
+    // certain chances) found with tablebase hits.
+    let out = run_with(
+        &exe,
+        &[concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/syzygy")],
+    );
+    let last_info = out.lines().rev().find(|l| l.starts_with("depth")).unwrap();
+    assert!(last_info.contains("wdl 1000    0    0"), "{out}");
+    let tbhits = last_info
+        .split_whitespace()
+        .skip_while(|t| *t != "tbhits")
+        .nth(1);
+    assert!(tbhits.unwrap().parse::<u64>().unwrap() > 0, "{out}");
+    assert_eq!(out.matches("bestmove ").count(), 2, "{out}");
 }
