@@ -359,6 +359,9 @@ impl Uci {
             return self.perft(depth);
         }
         let limits = parse_go(args)?;
+        // Options set while the last search was finishing are applied first, so that the
+        // handler formats this search with them (UCI_Chess960, UCI_ShowWDL).
+        self.ensure_idle()?;
         let handler = UciHandler {
             out: self.out.clone(),
             chess960: self.engine.options().chess960,
