@@ -165,12 +165,16 @@ pub(crate) const SKILL_ELO_MIN: i64 = 1320;
 /// See [`SKILL_ELO_MIN`].
 pub(crate) const SKILL_ELO_MAX: i64 = 2800;
 /// `UCI_Elo` to a fractional skill level: piecewise linear between these (Elo, level) anchors,
-/// clamped at the ends. NOT YET CALIBRATED: a straight line over the option's range, to be
-/// replaced by the levels that matches against Stockfish 15.1's `UCI_Elo` measure (README,
-/// "Limited strength").
-pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 2] = [
-    (SKILL_ELO_MIN, 0.0),
-    (SKILL_ELO_MAX, SKILL_MAX_LEVEL as f64),
+/// clamped at the ends (below the first, its level; above the last, full strength). The Elo of
+/// each level as measured against Stockfish 15.1's own `UCI_Elo` at 10 s + 0.1 s (README,
+/// "Limited strength"): levels 6, 12 and 18 on build 7640276, 20 to 40 games each (intervals
+/// of +-100 to +-200), full strength from the 200-game match of build 8664835. First points:
+/// to be refined with more games.
+pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 4] = [
+    (1280, 6.0),
+    (1650, 12.0),
+    (1880, 18.0),
+    (2230, SKILL_MAX_LEVEL as f64),
 ];
 /// A weakened search looks at this many principal variations at least (Stockfish: 4), the
 /// candidates of the pick.

@@ -564,9 +564,10 @@ fn skill_level_zero_is_reproducible_with_a_seed_legal_and_weaker() {
 }
 
 #[test]
-fn uci_elo_at_the_top_is_full_strength_and_at_the_bottom_is_level_zero() {
+fn uci_elo_at_the_top_is_full_strength_and_at_an_anchor_is_its_level() {
     // The documented behaviour: UCI_Elo 2800 is level 20, no weakening at all, so the search
-    // is the full-strength one, node for node; UCI_Elo 1320 plays as Skill Level 0.
+    // is the full-strength one, node for node; UCI_Elo 1650, a calibration anchor, plays as
+    // Skill Level 12.
     let mut e = UciProcess::start();
     let nodes_and_move = |e: &mut UciProcess, options: &[(&str, &str)]| {
         for (name, value) in options {
@@ -588,12 +589,12 @@ fn uci_elo_at_the_top_is_full_strength_and_at_the_bottom_is_level_zero() {
     let bottom = [
         ("Skill Seed", "77"),
         ("UCI_LimitStrength", "true"),
-        ("UCI_Elo", "1320"),
+        ("UCI_Elo", "1650"),
     ];
-    let level_zero = [("UCI_LimitStrength", "false"), ("Skill Level", "0")];
+    let level_twelve = [("UCI_LimitStrength", "false"), ("Skill Level", "12")];
     for fen in SKILL_POSITIONS {
         let by_elo = legal_bestmove(&mut e, &bottom, fen, "go depth 5");
-        let by_level = legal_bestmove(&mut e, &level_zero, fen, "go depth 5");
+        let by_level = legal_bestmove(&mut e, &level_twelve, fen, "go depth 5");
         assert_eq!(by_elo, by_level, "{fen}");
     }
 }

@@ -144,8 +144,12 @@ mod tests {
     fn levels_budgets_and_elo() {
         assert_eq!(Skill::new(20.0, 1), None);
         assert_eq!(level_for_elo(SKILL_ELO_MAX), SKILL_MAX_LEVEL as f64);
-        assert_eq!(level_for_elo(SKILL_ELO_MIN), 0.0);
-        assert_eq!(level_for_elo(0), 0.0);
+        for (elo, level) in SKILL_ELO_ANCHORS {
+            assert_eq!(level_for_elo(elo), level, "anchor {elo}");
+        }
+        assert_eq!(level_for_elo(0), SKILL_ELO_ANCHORS[0].1);
+        let middle = level_for_elo(1465);
+        assert!(middle > 8.9 && middle < 9.1, "{middle}");
         let mut previous = (0.0, 0);
         for elo in SKILL_ELO_MIN..=SKILL_ELO_MAX {
             let level = level_for_elo(elo);
