@@ -21,7 +21,7 @@ use crate::position::Position;
 use crate::report::{SearchHandler, SearchResult};
 use crate::score::Score;
 use crate::search::root::ordered_moves;
-use crate::search::{Job, RootTb, SearchConfig, Skill};
+use crate::search::{Job, SearchConfig, Skill};
 use crate::state::{Phase, SearchControl, SearchState};
 use crate::tablebase::{Tablebases, TbConfig};
 use crate::threads::ThreadPool;
@@ -30,11 +30,17 @@ use crate::tt::TranspositionTable;
 
 enum Pending {
     Setting(Setting),
-    /// `EvalFile`, already loaded (`None`: the built-in network, and there is none).
-    Net(String, Option<Arc<Network>>),
-    /// `SyzygyPath`, already loaded (`None`: no tables).
-    Tables(String, Option<Arc<Tablebases>>),
+    Loaded(Loaded),
     NewGame,
+}
+
+/// An option whose value is read from files, loaded (and so checked) when it is set, with the
+/// option's text.
+enum Loaded {
+    /// `EvalFile` (`None`: the built-in network, and there is none).
+    Net(Option<Arc<Network>>, String),
+    /// `SyzygyPath` (`None`: no tables).
+    Tables(Option<Arc<Tablebases>>, String),
 }
 
 /// The network built into lazuli, if this build has one.
@@ -138,12 +144,8 @@ impl Engine {
         for pending in std::mem::take(&mut self.pending) {
             let applied = match pending {
                 Pending::Setting(setting) => self.apply(setting),
-                Pending::Net(path, net) => {
-                    self.set_net(path, net);
-                    Ok(())
-                }
-                Pending::Tables(path, tables) => {
-                    self.set_tables(path, tables);
+                Pending::Loaded(loaded) => {
+                    self.install(loaded);
                     Ok(())
                 }
                 Pending::NewGame => {
@@ -173,46 +175,41 @@ impl Engine {
     /// old table and threads are kept). Nothing changes on error.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), Error> {
         self.sync();
-        match Setting::parse(name, value)? {
-            // A network is loaded (and so checked) at once, and used from the next search.
-            Setting::EvalFile(path) => {
-                let net = load_net(&path)?;
-                if self.is_searching() {
-                    self.pending.push(Pending::Net(path, net));
-                } else {
-                    self.set_net(path, net);
-                }
-                Ok(())
-            }
-            // Tables are found (and the folders checked) at once, used from the next search.
+        // A network or tables are loaded (and so checked) at once, and used from the next
+        // search.
+        let loaded = match Setting::parse(name, value)? {
+            Setting::EvalFile(path) => Loaded::Net(load_net(&path)?, path),
             Setting::SyzygyPath(path) => {
-                let tables = Tablebases::load(&path)?.map(Arc::new);
-                if self.is_searching() {
-                    self.pending.push(Pending::Tables(path, tables));
-                } else {
-                    self.set_tables(path, tables);
-                }
-                Ok(())
+                Loaded::Tables(Tablebases::load(&path)?.map(Arc::new), path)
             }
-            setting => self.change(setting),
+            setting => return self.change(setting),
+        };
+        if self.is_searching() {
+            self.pending.push(Pending::Loaded(loaded));
+        } else {
+            self.install(loaded);
         }
+        Ok(())
     }
 
-    fn set_net(&mut self, path: String, net: Option<Arc<Network>>) {
-        self.net = net;
-        self.options.eval_file = path;
-    }
-
-    fn set_tables(&mut self, path: String, tables: Option<Arc<Tablebases>>) {
-        self.tables = tables;
-        self.options.syzygy_path = path;
+    fn install(&mut self, loaded: Loaded) {
+        match loaded {
+            Loaded::Net(net, path) => {
+                self.net = net;
+                self.options.eval_file = path;
+            }
+            Loaded::Tables(tables, path) => {
+                self.tables = tables;
+                self.options.syzygy_path = path;
+            }
+        }
     }
 
     /// The Syzygy tables found by the last `SyzygyPath` (pending or in use): the number of
     /// table files and the most pieces they cover; `(0, 0)` without tables.
     pub fn tablebases(&self) -> (usize, usize) {
         let pending = self.pending.iter().rev().find_map(|p| match p {
-            Pending::Tables(_, t) => Some(t),
+            Pending::Loaded(Loaded::Tables(t, _)) => Some(t),
             _ => None,
         });
         pending
@@ -302,14 +299,7 @@ impl Engine {
                 }
             }
             Setting::ClearHash => self.tt.clear(self.options.threads),
-            Setting::EvalFile(path) => {
-                let net = load_net(&path)?;
-                self.set_net(path, net);
-            }
-            Setting::SyzygyPath(path) => {
-                let tables = Tablebases::load(&path)?.map(Arc::new);
-                self.set_tables(path, tables);
-            }
+            // EvalFile and SyzygyPath never come here: set_option loads them.
             other => unreachable!("{other:?} is a plain value"),
         }
         Ok(())
@@ -393,7 +383,7 @@ impl Engine {
             .tables
             .as_ref()
             .and_then(|t| t.rank_root(pos, &root_moves, tb_config.cardinality, tb_config.rule50));
-        let root_tb = ranking.map(|ranking| {
+        if let Some(ranking) = &ranking {
             ranking.keep_best(&mut root_moves);
             // Stockfish: with DTZ at the root the filtered moves keep the result, and the
             // search needs no probes; with WDL alone, it probes only to convert a win.
@@ -404,8 +394,7 @@ impl Engine {
             if ranking.dtz || !winning {
                 tb_config.cardinality = 0;
             }
-            RootTb::new(&ranking, &root_moves)
-        });
+        }
         self.tt.new_search();
         let o = &self.options;
         let job = Job {
@@ -427,7 +416,7 @@ impl Engine {
             eval: self.evaluation(),
             tables: self.tables.clone(),
             tb_config,
-            root_tb,
+            root_tb: ranking,
         };
         self.pool.start(job, handler);
         Ok(())

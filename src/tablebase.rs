@@ -93,6 +93,11 @@ pub(crate) struct RootRanking {
 }
 
 impl RootRanking {
+    /// The score to report for root move `mv`, if it was ranked.
+    pub(crate) fn score(&self, mv: Move) -> Option<Score> {
+        self.moves.iter().find(|r| r.mv == mv).map(|r| r.score)
+    }
+
     /// Keeps the moves of `root_moves` of the best rank, in their order (Stockfish searches
     /// only the moves of the first rank).
     pub(crate) fn keep_best(&self, root_moves: &mut Vec<Move>) {

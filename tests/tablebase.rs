@@ -73,6 +73,14 @@ fn last_score(lines: &[String]) -> (String, i32) {
     (kind, it.next().unwrap().parse().unwrap())
 }
 
+/// The `tbhits` of the last `info` line before `bestmove`.
+fn last_tbhits(lines: &[String]) -> u64 {
+    field(&lines[lines.len() - 2], "tbhits")
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 #[test]
 fn bad_folders_are_errors_and_the_engine_keeps_its_tables() {
     let mut uci = UciProcess::start();
@@ -109,10 +117,7 @@ fn bad_folders_are_errors_and_the_engine_keeps_its_tables() {
     );
     uci.send("go depth 3");
     let lines = uci.search_lines();
-    let hits: u64 = field(&lines[lines.len() - 2], "tbhits")
-        .unwrap()
-        .parse()
-        .unwrap();
+    let hits = last_tbhits(&lines);
     assert!(hits > 0, "{lines:?}");
     // `<empty>` (Stockfish's default text) and an empty value unload them.
     for value in ["<empty>", ""] {
@@ -253,10 +258,7 @@ fn probes_below_the_root_follow_the_limit() {
         uci.send(&format!("setoption name SyzygyProbeLimit value {limit}"));
         uci.send("go depth 6");
         let lines = uci.search_lines();
-        let hits: u64 = field(&lines[lines.len() - 2], "tbhits")
-            .unwrap()
-            .parse()
-            .unwrap();
+        let hits = last_tbhits(&lines);
         assert_eq!(hits > 0, probed, "limit {limit}: {hits}");
     }
 }

@@ -9,7 +9,6 @@ use shakmaty::Move;
 use super::skill::Skill;
 use crate::eval::Evaluation;
 use crate::position::Position;
-use crate::score::Score;
 use crate::tablebase::{RootRanking, Tablebases, TbConfig};
 use crate::timeman::{Limits, TimeManager};
 use crate::tt::TranspositionTable;
@@ -57,33 +56,6 @@ pub(crate) struct Job {
     /// The Syzygy tables, if any, and how the search probes them.
     pub tables: Option<Arc<Tablebases>>,
     pub tb_config: TbConfig,
-    /// The root's tablebase result, when the root is in the tables.
-    pub root_tb: Option<RootTb>,
-}
-
-/// The root in the tables: each kept root move's tablebase score, and the probes it took.
-#[derive(Clone, Debug)]
-pub(crate) struct RootTb {
-    scores: Vec<(Move, Score)>,
-    pub probes: u64,
-}
-
-impl RootTb {
-    /// The scores of `kept`, the root moves left after ranking.
-    pub(crate) fn new(ranking: &RootRanking, kept: &[Move]) -> RootTb {
-        RootTb {
-            scores: ranking
-                .moves
-                .iter()
-                .filter(|r| kept.contains(&r.mv))
-                .map(|r| (r.mv, r.score))
-                .collect(),
-            probes: ranking.probes,
-        }
-    }
-
-    /// The tablebase score of root move `mv`.
-    pub(crate) fn score(&self, mv: Move) -> Option<Score> {
-        self.scores.iter().find(|(m, _)| *m == mv).map(|&(_, s)| s)
-    }
+    /// The root moves as the tables rank them, when the root is in the tables.
+    pub root_tb: Option<RootRanking>,
 }

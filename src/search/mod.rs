@@ -35,7 +35,7 @@ use crate::state::{SearchState, ThreadResult, ThreadSlots};
 use crate::tt::{Bound, PackedMove, TranspositionTable, TtHit};
 use history::Histories;
 pub use job::NullMoveMode;
-pub(crate) use job::{Job, RootTb, SearchConfig};
+pub(crate) use job::{Job, SearchConfig};
 use manager::{Counts, MainThread};
 use root::RootMove;
 pub(crate) use skill::Skill;
