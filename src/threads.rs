@@ -4,14 +4,25 @@
 //!
 //! # Concurrency contract
 //!
-//! - The pool's threads live as long as the pool. Between searches each blocks on its task
-//!   channel; a search is one task per thread. Dropping the pool stops any search, closes the
-//!   channels and joins every thread. The engine replaces the pool (a `Threads` change) only
-//!   while no search runs.
+//! - The pool's threads live as long as the pool. Between searches the main thread (id 0)
+//!   blocks on its task channel and the helpers on the [`Lobby`]'s condition variable.
+//!   Dropping the pool stops any search, shuts the lobby, closes the channel and joins every
+//!   thread. The engine replaces the pool (a `Threads` change) only while no search runs.
+//! - A search starts with one task sent to the main thread and one broadcast to the helpers:
+//!   the job is put in the lobby (which opens it) and every helper is woken. A helper joins the
+//!   open search at most once, counting itself in `active` under the lobby's lock, and counts
+//!   itself out when it has finished and dropped its share of the job. The main thread, once
+//!   its own search is over, sets the stop flag, closes the lobby (no helper joins after that)
+//!   and waits until `active` is zero. So `go` costs the caller O(1) wake-ups whatever
+//!   `Threads` is, and the end of a search waits only for helpers that joined it: with far
+//!   more threads than cores (`Threads 1024` on two), a helper that the scheduler has not run
+//!   yet simply never joins, instead of holding up `go`, `stop` and the best move for seconds
+//!   as one channel send and one wait-group share per helper did.
 //! - The pool shares the engine's [`SearchState`] (stop flag, pondering clock, phase) and owns
 //!   the [`ThreadSlots`] of its threads; their contracts are in [`crate::state`].
-//! - The main thread (id 0) alone reads the clock, checks the time limits, reports `info`, waits
-//!   for the helpers and chooses and reports the best move. Helpers never call the handler.
+//! - The main thread (id 0) alone applies the soft time limit, reports `info`, waits for the
+//!   helpers and chooses and reports the best move. Helpers never call the handler. Every
+//!   thread watches the hard limit (the stop flag's contract is in [`crate::state`]).
 //! - A panic inside a search thread is caught at the top of that thread's task: the thread
 //!   survives, the search ends, and `wait` reports [`Error::Internal`].
 
@@ -22,7 +33,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crossbeam::channel::{Receiver, Sender, unbounded};
-use crossbeam::sync::WaitGroup;
+use parking_lot::{Condvar, Mutex};
 use shakmaty::{Move, Position as _};
 
 use crate::error::Error;
@@ -36,29 +47,97 @@ use crate::state::{Phase, SearchState, ThreadResult, ThreadSlots};
 use crate::tt::PackedMove;
 use crate::wdl::{WinDrawLoss, material};
 
+/// The main thread's tasks.
 enum Task {
-    Main {
+    Search {
         job: Arc<Job>,
         handler: Box<dyn SearchHandler>,
-        helpers_done: WaitGroup,
-    },
-    Helper {
-        job: Arc<Job>,
-        done: WaitGroup,
     },
     ClearHistory,
+}
+
+/// Where the helpers wait between searches and join one. See the module's contract.
+struct Lobby {
+    room: Mutex<Room>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct Room {
+    /// The search helpers may join; `None` once the main thread has closed it.
+    job: Option<Arc<Job>>,
+    /// Bumped by every search, so that a helper joins each search at most once.
+    search: u64,
+    /// Bumped by every new game: each helper clears its history when it sees a new value.
+    new_game: u64,
+    /// Helpers searching the current job.
+    active: usize,
+    /// The pool is being dropped.
+    shutdown: bool,
+}
+
+/// What a helper is told to do when it wakes.
+enum Errand {
+    Search(Arc<Job>),
+    ClearHistory,
+    Exit,
+}
+
+impl Lobby {
+    /// Blocks helper until there is something to do; `search` and `new_game` are the values
+    /// it has seen last.
+    fn next_errand(&self, search: &mut u64, new_game: &mut u64) -> Errand {
+        let mut room = self.room.lock();
+        loop {
+            if room.shutdown {
+                return Errand::Exit;
+            }
+            if room.new_game != *new_game {
+                *new_game = room.new_game;
+                return Errand::ClearHistory;
+            }
+            if room.search != *search {
+                *search = room.search;
+                if let Some(job) = room.job.clone() {
+                    room.active += 1;
+                    return Errand::Search(job);
+                }
+            }
+            self.changed.wait(&mut room);
+        }
+    }
+
+    /// A helper has finished its search (and dropped its job).
+    fn leave(&self) {
+        let mut room = self.room.lock();
+        room.active -= 1;
+        if room.active == 0 {
+            self.changed.notify_all();
+        }
+    }
+
+    /// The main thread: no helper joins any more; returns once every helper that joined has
+    /// left.
+    fn close_and_wait(&self) {
+        let mut room = self.room.lock();
+        room.job = None;
+        while room.active > 0 {
+            self.changed.wait(&mut room);
+        }
+    }
 }
 
 /// What every worker of a pool borrows.
 struct Shared {
     state: Arc<SearchState>,
     slots: ThreadSlots,
+    lobby: Lobby,
 }
 
 /// The persistent search threads. See the module documentation.
 pub(crate) struct ThreadPool {
     shared: Arc<Shared>,
-    senders: Vec<Sender<Task>>,
+    main: Option<Sender<Task>>,
     handles: Vec<JoinHandle<()>>,
 }
 
@@ -73,21 +152,30 @@ impl ThreadPool {
         let shared = Arc::new(Shared {
             state,
             slots: ThreadSlots::new(threads),
+            lobby: Lobby {
+                room: Mutex::new(Room::default()),
+                changed: Condvar::new(),
+            },
         });
+        let (tx, rx) = unbounded();
+        // Dropped on an early return: its `Drop` shuts down the threads already started.
         let mut pool = ThreadPool {
             shared: Arc::clone(&shared),
-            senders: Vec::with_capacity(threads),
+            main: Some(tx),
             handles: Vec::with_capacity(threads),
         };
+        let mut main_tasks = Some(rx);
         for id in 0..threads {
-            let (tx, rx) = unbounded();
             let shared = Arc::clone(&shared);
+            let tasks = main_tasks.take();
             let handle = std::thread::Builder::new()
                 .name(format!("lazuli-search-{id}"))
                 .stack_size(8 << 20)
-                .spawn(move || worker_loop(id, &shared, &rx))
+                .spawn(move || match tasks {
+                    Some(tasks) => main_loop(&shared, &tasks),
+                    None => helper_loop(id, &shared),
+                })
                 .map_err(|e| Error::OutOfMemory(format!("cannot start search thread {id}: {e}")))?;
-            pool.senders.push(tx);
             pool.handles.push(handle);
         }
         Ok(pool)
@@ -95,7 +183,15 @@ impl ThreadPool {
 
     /// Number of threads.
     pub(crate) fn len(&self) -> usize {
-        self.senders.len()
+        self.handles.len()
+    }
+
+    fn send_main(&self, task: Task) {
+        self.main
+            .as_ref()
+            .expect("the main thread's channel lives as long as the pool")
+            .send(task)
+            .expect("search threads live as long as the pool");
     }
 
     /// Starts a search on every thread and returns at once. The caller ensures no search
@@ -106,30 +202,23 @@ impl ThreadPool {
         self.shared.slots.reset();
         state.begin(job.limits.ponder);
         let job = Arc::new(job);
-        let helpers_done = WaitGroup::new();
-        for tx in &self.senders[1..] {
-            let task = Task::Helper {
-                job: Arc::clone(&job),
-                done: helpers_done.clone(),
-            };
-            tx.send(task)
-                .expect("search threads live as long as the pool");
+        if self.len() > 1 {
+            let lobby = &self.shared.lobby;
+            let mut room = lobby.room.lock();
+            debug_assert_eq!(room.active, 0);
+            room.job = Some(Arc::clone(&job));
+            room.search += 1;
+            lobby.changed.notify_all();
         }
-        self.senders[0]
-            .send(Task::Main {
-                job,
-                handler,
-                helpers_done,
-            })
-            .expect("search threads live as long as the pool");
+        self.send_main(Task::Search { job, handler });
     }
 
     /// Clears every thread's history (new game). No search may run.
     pub(crate) fn clear_history(&self) {
-        for tx in &self.senders {
-            tx.send(Task::ClearHistory)
-                .expect("search threads live as long as the pool");
-        }
+        self.send_main(Task::ClearHistory);
+        let lobby = &self.shared.lobby;
+        lobby.room.lock().new_game += 1;
+        lobby.changed.notify_all();
     }
 
     /// Nodes searched so far by all threads.
@@ -141,19 +230,35 @@ impl ThreadPool {
 impl Drop for ThreadPool {
     fn drop(&mut self) {
         self.shared.state.request_stop();
-        self.senders.clear(); // closing the channels ends each worker loop
+        self.main = None; // closing the channel ends the main thread's loop
+        self.shared.lobby.room.lock().shutdown = true;
+        self.shared.lobby.changed.notify_all();
         for handle in self.handles.drain(..) {
             let _ = handle.join();
         }
     }
 }
 
-fn worker_loop(id: usize, shared: &Shared, tasks: &Receiver<Task>) {
+fn main_loop(shared: &Shared, tasks: &Receiver<Task>) {
     let mut history = Histories::default();
     while let Ok(task) = tasks.recv() {
         match task {
             Task::ClearHistory => history.clear(),
-            Task::Helper { job, done } => {
+            Task::Search { job, mut handler } => {
+                run_main(shared, job, &mut history, handler.as_mut());
+            }
+        }
+    }
+}
+
+fn helper_loop(id: usize, shared: &Shared) {
+    let mut history = Histories::default();
+    let (mut search, mut new_game) = (0, 0);
+    loop {
+        match shared.lobby.next_errand(&mut search, &mut new_game) {
+            Errand::Exit => return,
+            Errand::ClearHistory => history.clear(),
+            Errand::Search(job) => {
                 let run = catch_unwind(AssertUnwindSafe(|| {
                     Searcher::new(id, &job, &shared.state, &shared.slots, &mut history, None)
                         .iterate();
@@ -162,15 +267,8 @@ fn worker_loop(id: usize, shared: &Shared, tasks: &Receiver<Task>) {
                     record_panic(&shared.state, id, payload.as_ref());
                     history = Histories::default();
                 }
-                drop(job); // before `done`: the table must not outlive the search
-                drop(done);
-            }
-            Task::Main {
-                job,
-                mut handler,
-                helpers_done,
-            } => {
-                run_main(shared, job, &mut history, handler.as_mut(), helpers_done);
+                drop(job); // before leaving: the table must not outlive the search
+                shared.lobby.leave();
             }
         }
     }
@@ -183,7 +281,6 @@ fn run_main(
     job: Arc<Job>,
     history: &mut Histories,
     handler: &mut dyn SearchHandler,
-    helpers_done: WaitGroup,
 ) {
     let state = &shared.state;
     let searched = catch_unwind(AssertUnwindSafe(|| {
@@ -203,7 +300,7 @@ fn run_main(
         *history = Histories::default();
     }
     state.request_stop();
-    helpers_done.wait();
+    shared.lobby.close_and_wait();
 
     let results = shared.slots.results();
     // At limited strength the main thread's pick is played (Stockfish skips the vote too).

@@ -4,8 +4,9 @@
 //! durations, both measured from the start of the search (or from `ponderhit`):
 //! - `soft`: after an iteration finishes past it (scaled by how stable the best move has been),
 //!   no new iteration is started;
-//! - `hard`: the search is stopped wherever it is. The main thread looks at the clock every
-//!   [`CHECK_EVERY`](crate::params::CHECK_EVERY) nodes, well under a millisecond at the engine's speed.
+//! - `hard`: the search is stopped wherever it is. Every search thread looks at the clock every
+//!   [`CHECK_EVERY`](crate::params::CHECK_EVERY) of its nodes, well under a millisecond at the
+//!   engine's speed, so the limit holds even when there are far more threads than cores.
 //!
 //! Everything is computed after subtracting `Move Overhead`, and the hard limit never exceeds
 //! 80% of what remains, so the engine does not lose on time even with only its own clock

@@ -1,5 +1,6 @@
-//! The main thread's duties (Stockfish's `SearchManager`): it alone reports to the handler,
-//! watches the clock and decides when the search is over. Helpers have no [`MainThread`].
+//! The main thread's duties (Stockfish's `SearchManager`): it alone reports to the handler
+//! and decides after each iteration whether the search is over. Helpers have no
+//! [`MainThread`]; the hard time limit ([`past_hard_limit`]) is watched by every thread.
 
 use shakmaty::Move;
 
@@ -10,6 +11,13 @@ use crate::report::{ScoreBound, SearchHandler, SearchInfo, nps};
 use crate::score::{Score, ScoreKind};
 use crate::state::SearchState;
 use crate::wdl::{WinDrawLoss, material};
+
+/// The clock check, made by every thread every few hundred nodes: past the hard limit, never
+/// while pondering. (Each thread checks only once it has completed an iteration, so the vote
+/// always has a move.)
+pub(crate) fn past_hard_limit(job: &Job, state: &SearchState) -> bool {
+    !state.clock.pondering() && job.time.out_of_time(state.clock.elapsed(job.start))
+}
 
 /// Nodes and tablebase hits of every thread, for a report.
 #[derive(Clone, Copy, Debug)]
@@ -34,14 +42,6 @@ impl<'a> MainThread<'a> {
             last_best: None,
             stable_iterations: 0,
         }
-    }
-
-    /// The clock check, every few hundred nodes: past the hard limit, never before depth 1 is
-    /// done, never while pondering.
-    pub(crate) fn out_of_time(&self, job: &Job, state: &SearchState, completed_depth: u32) -> bool {
-        completed_depth >= 1
-            && !state.clock.pondering()
-            && job.time.out_of_time(state.clock.elapsed(job.start))
     }
 
     /// After a completed iteration: is the search over? A mate within the `go mate` limit ends

@@ -305,7 +305,10 @@ impl<'a> Searcher<'a> {
     fn tick(&mut self) -> Result<(), Stopped> {
         self.nodes += 1;
         self.slots.set_nodes(self.id, self.nodes);
-        let halt = (self.main.is_some() || self.job.limits.nodes.is_some()) && self.check_limits();
+        let halt = (self.main.is_some()
+            || self.job.limits.nodes.is_some()
+            || self.job.time.hard.is_some())
+            && self.check_limits();
         if halt || self.state.is_stopped() {
             Err(Stopped)
         } else {
@@ -313,23 +316,29 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Limit checks. The clock: the main thread, every [`CHECK_EVERY`] nodes. A node limit:
-    /// every thread, against its own count at every node plus the others' counts read every
-    /// [`CHECK_EVERY`] nodes, so the total overshoots by at most about that many nodes per
-    /// thread whatever the scheduler does (exact with one thread). Limited strength's node
-    /// budget, counted the same way: true when it is spent, which ends the main thread's
-    /// search alone (not a stop: a pondering search still waits for `ponderhit` or `stop`,
-    /// and the pool stops the helpers when the main thread returns).
+    /// Limit checks. The clock: every thread that has completed an iteration (and so has a
+    /// result to vote with), every [`CHECK_EVERY`] of its own nodes, so that the hard limit
+    /// holds however rarely the scheduler runs the main thread (`Threads 1024` on two cores:
+    /// the main thread then gets a slice every second or so, and a clock watched by it alone
+    /// let a 200 ms search run 2.7 s). A node limit: every thread, against its own count at
+    /// every node plus the others' counts read every [`CHECK_EVERY`] nodes, so the total
+    /// overshoots by at most about that many nodes per thread whatever the scheduler does
+    /// (exact with one thread), and like the clock never before this thread has completed an
+    /// iteration (`go nodes 1` plays a move searched to depth 1, with its score). Limited strength's node budget, counted the same way: true
+    /// when it is spent, which ends the main thread's search alone (not a stop: a pondering
+    /// search still waits for `ponderhit` or `stop`, and the pool stops the helpers when the
+    /// main thread returns).
     fn check_limits(&mut self) -> bool {
         if self.nodes.is_multiple_of(CHECK_EVERY) {
-            self.others_nodes = self.slots.nodes_except(self.id);
-            if let Some(main) = &self.main
-                && main.out_of_time(self.job, self.state, self.completed_depth)
-            {
+            if self.main.is_some() || self.job.limits.nodes.is_some() {
+                self.others_nodes = self.slots.nodes_except(self.id);
+            }
+            if self.completed_depth >= 1 && manager::past_hard_limit(self.job, self.state) {
                 self.state.request_stop();
             }
         }
         if let Some(limit) = self.job.limits.nodes
+            && self.completed_depth >= 1
             && self.nodes + self.others_nodes >= limit
         {
             self.state.request_stop();
