@@ -202,7 +202,8 @@ impl ThreadPool {
         self.shared.slots.reset();
         state.begin(job.limits.ponder);
         let job = Arc::new(job);
-        if self.len() > 1 {
+        // Helpers have nothing to search at a mate or stalemate (the main thread reports it).
+        if self.len() > 1 && !job.root_moves.is_empty() {
             let lobby = &self.shared.lobby;
             let mut room = lobby.room.lock();
             debug_assert_eq!(room.active, 0);

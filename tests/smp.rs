@@ -147,3 +147,34 @@ fn many_threads_oversubscribed_still_play_legal_moves() {
         assert!(legal.contains(&best), "{best} in {p}");
     }
 }
+
+/// Checkmate and stalemate at the root with helpers: `bestmove (none)` and the score, no
+/// error. (Found by the C API property test: helpers searched the empty root and panicked,
+/// and the search ended with an internal error.)
+#[test]
+fn no_legal_move_with_helpers_is_not_an_error() {
+    let mut e = UciProcess::start();
+    e.send("setoption name Threads value 3");
+    for (fen, score) in [
+        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "score cp 0"),
+        (
+            "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+            "score mate 0",
+        ),
+    ] {
+        e.send(&format!("position fen {fen}"));
+        for go in ["go depth 3", "go movetime 50", "go infinite"] {
+            e.send(go);
+            if go == "go infinite" {
+                e.send("stop");
+            }
+            let lines = e.search_lines();
+            assert_eq!(lines.last().unwrap(), "bestmove (none)", "{fen} {go}");
+            assert!(lines.iter().any(|l| l.contains(score)), "{lines:?}");
+            assert!(
+                lines.iter().all(|l| !l.contains("error")),
+                "{fen} {go}: {lines:?}"
+            );
+        }
+    }
+}

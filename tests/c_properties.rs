@@ -1,0 +1,404 @@
+//! Random sequences of C API calls with random arguments, from several host threads at once on
+//! one engine, each result checked against what `include/lazuli.h` promises: a documented
+//! code for every call, `OK` where the header says the call cannot fail, a best move that is
+//! legal in the position searched, and an engine that still searches afterwards.
+//!
+//! The functions are called through their C symbols (an `extern "C"` block, as a C host links
+//! them). proptest draws the sequences from its deterministic seed; `PROPTEST_CASES` sets how
+//! many (default 24: each case starts an engine and up to three host threads).
+
+use std::ffi::{CStr, CString, c_char, c_void};
+use std::ptr;
+use std::sync::Barrier;
+
+use lazuli as _; // links the library whose symbols the block below names
+use proptest::prelude::*;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(dead_code)]
+enum LazuliResult {
+    Ok = 0,
+    NullArgument = 1,
+    InvalidUtf8 = 2,
+    InvalidFen = 3,
+    IllegalMove = 4,
+    InvalidOption = 5,
+    Busy = 6,
+    OutOfMemory = 7,
+    InternalPanic = 8,
+    BufferTooSmall = 9,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default, Debug)]
+struct Limits {
+    depth: u32,
+    nodes: u64,
+    movetime_ms: u64,
+    wtime_ms: u64,
+    btime_ms: u64,
+    winc_ms: u64,
+    binc_ms: u64,
+    movestogo: u32,
+    mate: u32,
+    infinite: bool,
+}
+
+enum Engine {}
+
+type InfoCallback = Option<unsafe extern "C" fn(*mut c_void, *const c_void)>;
+type BestmoveCallback = Option<unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char)>;
+
+unsafe extern "C" {
+    fn lazuli_engine_new(out: *mut *mut Engine) -> LazuliResult;
+    fn lazuli_engine_free(engine: *mut Engine);
+    fn lazuli_engine_set_option(
+        engine: *mut Engine,
+        name: *const c_char,
+        value: *const c_char,
+    ) -> LazuliResult;
+    fn lazuli_engine_new_game(engine: *mut Engine) -> LazuliResult;
+    fn lazuli_engine_set_position(
+        engine: *mut Engine,
+        fen: *const c_char,
+        moves: *const c_char,
+    ) -> LazuliResult;
+    fn lazuli_engine_go(
+        engine: *mut Engine,
+        limits: *const Limits,
+        info: InfoCallback,
+        bestmove: BestmoveCallback,
+        userdata: *mut c_void,
+    ) -> LazuliResult;
+    fn lazuli_engine_stop(engine: *mut Engine) -> LazuliResult;
+    fn lazuli_engine_wait(engine: *mut Engine, bestmove: *mut c_char, len: usize) -> LazuliResult;
+    fn lazuli_engine_ponderhit(engine: *mut Engine) -> LazuliResult;
+    fn lazuli_engine_is_searching(engine: *const Engine) -> bool;
+    fn lazuli_engine_perft(engine: *mut Engine, depth: u32, out: *mut u64) -> LazuliResult;
+    fn lazuli_engine_evaluate(engine: *mut Engine, out_cp: *mut i32) -> LazuliResult;
+    fn lazuli_engine_fen(engine: *const Engine, buf: *mut c_char, len: usize) -> usize;
+    fn lazuli_engine_last_error(engine: *const Engine, buf: *mut c_char, len: usize) -> usize;
+}
+
+/// One call and its arguments. Strings are raw bytes (not always UTF-8, never with NUL);
+/// `None` is a NULL pointer.
+#[derive(Clone, Debug)]
+enum Call {
+    SetOption(Option<Vec<u8>>, Option<Vec<u8>>),
+    NewGame,
+    SetPosition(Option<Vec<u8>>, Option<Vec<u8>>),
+    Go(Option<Limits>),
+    Stop,
+    Wait(usize),
+    Ponderhit,
+    IsSearching,
+    Perft(u32),
+    Evaluate,
+    Fen(usize),
+    LastError(usize),
+}
+
+const FENS: &[&str] = &[
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+    "8/8/8/8/8/8/8/8 w - - 0 1",
+    "not a fen",
+];
+
+fn bytes(choices: &'static [&'static str]) -> impl Strategy<Value = Option<Vec<u8>>> {
+    prop_oneof![
+        6 => prop::sample::select(choices).prop_map(|s| Some(s.as_bytes().to_vec())),
+        1 => Just(None),
+        1 => prop::collection::vec(1u8..=255, 0..12).prop_map(Some),
+    ]
+}
+
+fn limits() -> impl Strategy<Value = Option<Limits>> {
+    let bounded = (
+        0u32..4,
+        1u64..3000,
+        0u64..40,
+        0u64..300,
+        0u32..3,
+        any::<bool>(),
+    )
+        .prop_map(
+            |(depth, nodes, movetime_ms, wtime_ms, mate, infinite)| Limits {
+                depth,
+                nodes,
+                movetime_ms,
+                wtime_ms,
+                btime_ms: wtime_ms,
+                mate,
+                // `run` stops an infinite search right after starting it, so that a `wait` of
+                // another host thread cannot block for ever.
+                infinite: infinite && movetime_ms > 0,
+                ..Limits::default()
+            },
+        );
+    prop_oneof![9 => bounded.prop_map(Some), 1 => Just(None)]
+}
+
+fn call() -> impl Strategy<Value = Call> {
+    prop_oneof![
+        1 => (
+            bytes(&["Hash", "Threads", "MultiPV", "Clear Hash", "Ponder", "NullMove", "nonsense"]),
+            bytes(&["1", "2", "3", "true", "standard", "0", "-1", "99999999999", ""]),
+        )
+            .prop_map(|(n, v)| Call::SetOption(n, v)),
+        1 => Just(Call::NewGame),
+        1 => (bytes(FENS), bytes(&["e2e4", "e2e4 e7e5", "e1g1", "zz", "e2e5", ""]))
+            .prop_map(|(f, m)| Call::SetPosition(f, m)),
+        3 => limits().prop_map(Call::Go),
+        2 => Just(Call::Stop),
+        2 => prop_oneof![Just(0usize), Just(3), Just(8)].prop_map(Call::Wait),
+        1 => Just(Call::Ponderhit),
+        1 => Just(Call::IsSearching),
+        1 => (0u32..4).prop_map(Call::Perft),
+        1 => Just(Call::Evaluate),
+        1 => prop_oneof![Just(0usize), Just(5), Just(128)].prop_map(Call::Fen),
+        1 => prop_oneof![Just(0usize), Just(5), Just(256)].prop_map(Call::LastError),
+    ]
+}
+
+fn c_string(bytes: &Option<Vec<u8>>) -> Option<CString> {
+    bytes
+        .as_ref()
+        .map(|b| CString::new(b.clone()).expect("no NUL drawn"))
+}
+
+fn ptr_of(s: &Option<CString>) -> *const c_char {
+    s.as_ref().map_or(ptr::null(), |s| s.as_ptr())
+}
+
+/// A raw engine pointer shared by the host threads; the header allows calls from any thread.
+#[derive(Clone, Copy)]
+struct Shared(*mut Engine);
+// SAFETY: the C API serialises calls on one engine internally (header: "Calls on one engine may
+// come from any thread"); the pointer is freed only after every host thread has been joined.
+unsafe impl Send for Shared {}
+// SAFETY: as above.
+unsafe impl Sync for Shared {}
+
+/// Runs one call and checks its result against the header.
+fn run(engine: *mut Engine, call: &Call) -> Result<(), String> {
+    use LazuliResult as R;
+    let check = |name: &str, got: LazuliResult, allowed: &[LazuliResult]| {
+        if allowed.contains(&got) {
+            Ok(())
+        } else {
+            Err(format!("{name}: {got:?} not in {allowed:?} for {call:?}"))
+        }
+    };
+    match call {
+        Call::SetOption(name, value) => {
+            let (n, v) = (c_string(name), c_string(value));
+            // SAFETY: a live engine; both strings NULL or NUL-terminated.
+            let r = unsafe { lazuli_engine_set_option(engine, ptr_of(&n), ptr_of(&v)) };
+            let allowed: &[LazuliResult] = if name.is_none() {
+                &[R::NullArgument]
+            } else {
+                &[
+                    R::Ok,
+                    R::NullArgument,
+                    R::InvalidUtf8,
+                    R::InvalidOption,
+                    R::OutOfMemory,
+                ]
+            };
+            check("set_option", r, allowed)
+        }
+        Call::NewGame => {
+            // SAFETY: a live engine.
+            let r = unsafe { lazuli_engine_new_game(engine) };
+            check("new_game", r, &[R::Ok])
+        }
+        Call::SetPosition(fen, moves) => {
+            let (f, m) = (c_string(fen), c_string(moves));
+            // SAFETY: a live engine; both strings NULL or NUL-terminated.
+            let r = unsafe { lazuli_engine_set_position(engine, ptr_of(&f), ptr_of(&m)) };
+            check(
+                "set_position",
+                r,
+                &[R::Ok, R::InvalidUtf8, R::InvalidFen, R::IllegalMove],
+            )
+        }
+        Call::Go(limits) => {
+            let l = limits.as_ref().map_or(ptr::null(), |l| l as *const Limits);
+            // SAFETY: a live engine; `l` NULL or a valid struct for the call; no callbacks and
+            // so no userdata to keep alive.
+            let r = unsafe { lazuli_engine_go(engine, l, None, None, ptr::null_mut()) };
+            if limits.is_none() || limits.is_some_and(|l| l.infinite) {
+                // No limit or infinite: stopped right away so the sequence can go on.
+                // SAFETY: a live engine.
+                unsafe { lazuli_engine_stop(engine) };
+            }
+            check("go", r, &[R::Ok, R::Busy])
+        }
+        Call::Stop => {
+            // SAFETY: a live engine.
+            check("stop", unsafe { lazuli_engine_stop(engine) }, &[R::Ok])
+        }
+        Call::Wait(len) => {
+            let mut buf = vec![0 as c_char; *len];
+            let p = if *len == 0 {
+                ptr::null_mut()
+            } else {
+                buf.as_mut_ptr()
+            };
+            // SAFETY: a live engine; `p` NULL or writable for `len` bytes.
+            let r = unsafe { lazuli_engine_wait(engine, p, *len) };
+            if *len >= 8 && r == R::Ok {
+                // SAFETY: on success the buffer holds a NUL-terminated string.
+                let text = unsafe { CStr::from_ptr(buf.as_ptr()) };
+                let text = text.to_str().map_err(|e| e.to_string())?;
+                let ok = text.is_empty()
+                    || text == "(none)"
+                    || (4..=5).contains(&text.len())
+                        && text.bytes().all(|b| b.is_ascii_alphanumeric());
+                if !ok {
+                    return Err(format!("wait gave {text:?}"));
+                }
+            }
+            check("wait", r, &[R::Ok, R::BufferTooSmall, R::InternalPanic])
+        }
+        Call::Ponderhit => {
+            // SAFETY: a live engine.
+            check(
+                "ponderhit",
+                unsafe { lazuli_engine_ponderhit(engine) },
+                &[R::Ok],
+            )
+        }
+        Call::IsSearching => {
+            // SAFETY: a live engine.
+            unsafe { lazuli_engine_is_searching(engine) };
+            Ok(())
+        }
+        Call::Perft(depth) => {
+            let mut n = 0u64;
+            // SAFETY: a live engine; `n` writable.
+            let r = unsafe { lazuli_engine_perft(engine, *depth, &mut n) };
+            check("perft", r, &[R::Ok, R::Busy])
+        }
+        Call::Evaluate => {
+            let mut cp = 0i32;
+            // SAFETY: a live engine; `cp` writable.
+            let r = unsafe { lazuli_engine_evaluate(engine, &mut cp) };
+            check("evaluate", r, &[R::Ok, R::Busy])
+        }
+        Call::Fen(len) => {
+            let mut buf = vec![0 as c_char; *len];
+            let p = if *len == 0 {
+                ptr::null_mut()
+            } else {
+                buf.as_mut_ptr()
+            };
+            // SAFETY: a live engine; `p` NULL or writable for `len` bytes.
+            let needed = unsafe { lazuli_engine_fen(engine, p, *len) };
+            if needed == 0 || needed > 100 {
+                return Err(format!("fen needs {needed} bytes"));
+            }
+            Ok(())
+        }
+        Call::LastError(len) => {
+            let mut buf = vec![0 as c_char; *len];
+            let p = if *len == 0 {
+                ptr::null_mut()
+            } else {
+                buf.as_mut_ptr()
+            };
+            // SAFETY: a live engine; `p` NULL or writable for `len` bytes.
+            unsafe { lazuli_engine_last_error(engine, p, *len) };
+            Ok(())
+        }
+    }
+}
+
+/// The engine's last error message.
+fn last_error(engine: *mut Engine) -> String {
+    let mut buf = vec![0 as c_char; 512];
+    // SAFETY: a live engine; `buf` writable for its length.
+    unsafe { lazuli_engine_last_error(engine, buf.as_mut_ptr(), buf.len()) };
+    // SAFETY: the function NUL-terminates what it writes into a non-empty buffer.
+    unsafe { CStr::from_ptr(buf.as_ptr()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// 24 cases, or `PROPTEST_CASES`.
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    ProptestConfig::with_cases(cases)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Up to three host threads, each with its own random sequence, on one engine; then one
+    /// host stops, waits, checks the engine still plays a legal move, and frees it.
+    #[test]
+    fn random_call_sequences_from_several_threads(
+        sequences in prop::collection::vec(prop::collection::vec(call(), 1..16), 1..4),
+    ) {
+        let mut raw: *mut Engine = ptr::null_mut();
+        // SAFETY: `raw` is writable.
+        prop_assert_eq!(unsafe { lazuli_engine_new(&mut raw) }, LazuliResult::Ok);
+        let shared = Shared(raw);
+        let start = Barrier::new(sequences.len());
+        let outcomes: Vec<Result<(), String>> = std::thread::scope(|s| {
+            let handles: Vec<_> = sequences
+                .iter()
+                .map(|calls| {
+                    let start = &start;
+                    s.spawn(move || {
+                        let engine = shared;
+                        start.wait();
+                        calls.iter().try_for_each(|c| run(engine.0, c))
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a host thread")).collect()
+        });
+        for outcome in outcomes {
+            prop_assert!(outcome.is_ok(), "{}", outcome.unwrap_err());
+        }
+        // Whatever happened, the engine is usable: stop, wait, a bounded search from a known
+        // position gives a legal move.
+        let engine = shared.0;
+        let start_fen = CString::new(FENS[0]).unwrap();
+        // SAFETY: a live engine, no other caller now; strings NUL-terminated; `best` writable
+        // for its length.
+        unsafe {
+            prop_assert_eq!(lazuli_engine_stop(engine), LazuliResult::Ok);
+            let waited = lazuli_engine_wait(engine, ptr::null_mut(), 0);
+            prop_assert_eq!(waited, LazuliResult::Ok, "{}", last_error(engine));
+            prop_assert_eq!(
+                lazuli_engine_set_option(engine, c"Threads".as_ptr(), c"1".as_ptr()),
+                LazuliResult::Ok
+            );
+            prop_assert_eq!(
+                lazuli_engine_set_position(engine, start_fen.as_ptr(), c"e2e4".as_ptr()),
+                LazuliResult::Ok
+            );
+            let limits = Limits { depth: 3, ..Limits::default() };
+            prop_assert_eq!(
+                lazuli_engine_go(engine, &limits, None, None, ptr::null_mut()),
+                LazuliResult::Ok
+            );
+            let mut best = [0 as c_char; 8];
+            prop_assert_eq!(lazuli_engine_wait(engine, best.as_mut_ptr(), 8), LazuliResult::Ok);
+            let best = CStr::from_ptr(best.as_ptr()).to_str().unwrap().to_owned();
+            let pos = lazuli::Position::from_fen(FENS[0]).unwrap();
+            let mut pos = pos;
+            pos.play_uci("e2e4").unwrap();
+            prop_assert!(pos.parse_uci(&best).is_ok(), "bestmove {} after e2e4", best);
+            lazuli_engine_free(engine);
+        }
+    }
+}
