@@ -238,6 +238,12 @@ typedef struct {
    * Search until `lazuli_engine_stop`, never reporting the best move before.
    */
   bool infinite;
+  /**
+   * Ponder: search with no limit until `lazuli_engine_ponderhit` (the expected move came:
+   * the limits above then count from that moment) or `lazuli_engine_stop`; the best move is
+   * never reported before either.
+   */
+  bool ponder;
 } lazuli_limits;
 
 /**

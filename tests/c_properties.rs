@@ -43,6 +43,7 @@ struct Limits {
     movestogo: u32,
     mate: u32,
     infinite: bool,
+    ponder: bool,
 }
 
 enum Engine {}
@@ -123,9 +124,10 @@ fn limits() -> impl Strategy<Value = Option<Limits>> {
         0u64..300,
         0u32..3,
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |(depth, nodes, movetime_ms, wtime_ms, mate, infinite)| Limits {
+            |(depth, nodes, movetime_ms, wtime_ms, mate, infinite, ponder)| Limits {
                 depth,
                 nodes,
                 movetime_ms,
@@ -135,6 +137,9 @@ fn limits() -> impl Strategy<Value = Option<Limits>> {
                 // `run` stops an infinite search right after starting it, so that a `wait` of
                 // another host thread cannot block for ever.
                 infinite: infinite && movetime_ms > 0,
+                // A ponder search gets `ponderhit` right after it starts (see `run`); its node
+                // limit then ends it.
+                ponder,
                 ..Limits::default()
             },
         );
@@ -230,7 +235,10 @@ fn run(engine: *mut Engine, call: &Call) -> Result<(), String> {
             // SAFETY: a live engine; `l` NULL or a valid struct for the call; no callbacks and
             // so no userdata to keep alive.
             let r = unsafe { lazuli_engine_go(engine, l, None, None, ptr::null_mut()) };
-            if limits.is_none() || limits.is_some_and(|l| l.infinite) {
+            if limits.is_some_and(|l| l.ponder && !l.infinite) {
+                // SAFETY: a live engine.
+                unsafe { lazuli_engine_ponderhit(engine) };
+            } else if limits.is_none() || limits.is_some_and(|l| l.infinite) {
                 // No limit or infinite: stopped right away so the sequence can go on.
                 // SAFETY: a live engine.
                 unsafe { lazuli_engine_stop(engine) };

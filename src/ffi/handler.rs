@@ -120,7 +120,7 @@ impl From<LazuliLimits> for Limits {
             binc: ms(c.binc_ms),
             movestogo: (c.movestogo > 0).then_some(c.movestogo),
             infinite: c.infinite,
-            ponder: false,
+            ponder: c.ponder,
             searchmoves: Vec::new(),
         }
     }

@@ -121,6 +121,10 @@ pub struct LazuliLimits {
     pub mate: u32,
     /// Search until `lazuli_engine_stop`, never reporting the best move before.
     pub infinite: bool,
+    /// Ponder: search with no limit until `lazuli_engine_ponderhit` (the expected move came:
+    /// the limits above then count from that moment) or `lazuli_engine_stop`; the best move is
+    /// never reported before either.
+    pub ponder: bool,
 }
 
 /// One progress report of a search, passed to the info callback.

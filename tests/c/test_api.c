@@ -227,6 +227,32 @@ static void test_stop_during_infinite(void) {
     lazuli_engine_free(e);
 }
 
+/* A ponder search waits for ponderhit, then keeps the clock counted from it; or ends on stop. */
+static void test_ponder(void) {
+    lazuli_engine *e = new_engine();
+    for (int hit = 0; hit < 2; hit++) {
+        record r;
+        record_init(&r);
+        lazuli_limits limits = lazuli_limits_default();
+        limits.wtime_ms = limits.btime_ms = 300;
+        limits.ponder = true;
+        CHECK_RESULT(lazuli_engine_go(e, &limits, on_info, on_bestmove, &r), LAZULI_RESULT_OK);
+        sleep_ms(400); /* longer than the clock: pondering is free */
+        CHECK(lazuli_engine_is_searching(e));
+        pthread_mutex_lock(&r.lock);
+        CHECK(r.bestmoves == 0);
+        pthread_mutex_unlock(&r.lock);
+        double t0 = now_ms();
+        CHECK_RESULT(hit ? lazuli_engine_ponderhit(e) : lazuli_engine_stop(e), LAZULI_RESULT_OK);
+        char best[16];
+        CHECK_RESULT(lazuli_engine_wait(e, best, sizeof best), LAZULI_RESULT_OK);
+        CHECK(now_ms() - t0 < 300.0);
+        CHECK(r.bestmoves == 1);
+        CHECK(is_legal(e, best));
+    }
+    lazuli_engine_free(e);
+}
+
 typedef struct {
     lazuli_engine *engine;
     char best[16];
@@ -513,6 +539,7 @@ int main(void) {
     test_limited_strength();
     test_mate_and_no_move();
     test_stop_during_infinite();
+    test_ponder();
     test_stop_from_another_thread();
     test_go_while_busy();
     test_free_while_searching();
