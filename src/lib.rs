@@ -21,8 +21,9 @@
 //! ```
 //!
 //! The modules, from the bottom up (an arrow between modules only ever points down this list):
-//! `params` (every tunable constant), `rng` (a seeded PRNG), `error`, `score`, `position` (the board, keys, history,
-//! SEE), `eval`, `tt` (the shared table), `report` (what a search reports), `timeman` (limits,
+//! `sync` (the atomics and locks the threads share, model-checked under loom), `params` (every
+//! tunable constant), `rng` (a seeded PRNG), `error`, `score`, `position` (the board, keys,
+//! history, SEE), `eval`, `tt` (the shared table), `report` (what a search reports), `timeman` (limits,
 //! deadlines, the pondering clock), `state` (what the threads share), `search` (one thread's
 //! search), `threads` (the Lazy SMP pool), `options`, `engine` (the facade), `bench`, and the
 //! two clients `uci` and `ffi`. The research tools (thread scaling, the null-move study) are
@@ -45,6 +46,7 @@ mod rng;
 mod score;
 mod search;
 mod state;
+mod sync;
 mod tablebase;
 mod threads;
 mod timeman;

@@ -26,15 +26,14 @@
 //!   and read by the main thread for the vote after every helper has finished.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use crossbeam::utils::CachePadded;
-use parking_lot::{Condvar, Mutex};
 use shakmaty::Move;
 
 use crate::error::Error;
 use crate::report::SearchResult;
 use crate::score::Score;
+use crate::sync::{AtomicBool, AtomicU64, Condvar, Mutex, Ordering::Relaxed};
 use crate::timeman::PonderClock;
 
 /// Where a search is.
@@ -240,5 +239,136 @@ impl ThreadSlots {
     /// Every thread's last published result.
     pub(crate) fn results(&self) -> Vec<ThreadResult> {
         self.results.iter().map(|r| r.lock().clone()).collect()
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use std::time::Duration;
+
+    use loom::thread;
+
+    use super::*;
+
+    fn result(nodes: u64) -> Result<SearchResult, Error> {
+        Ok(SearchResult {
+            best: None,
+            ponder: None,
+            score: Score(0),
+            depth: 1,
+            nodes,
+            time: Duration::ZERO,
+            pv: Vec::new(),
+        })
+    }
+
+    /// The main search thread's part of `threads::run_main` for a `go ponder` search, with
+    /// the search itself left out: wait for `stop` or `ponderhit` (yielding where the real
+    /// one sleeps), stop the helpers, publish the node count, record the result (finishing),
+    /// report the best move, go idle.
+    fn run_main(state: &SearchState, slots: &ThreadSlots, reported: &AtomicBool) {
+        while !state.is_stopped() && state.clock.pondering() {
+            thread::yield_now();
+        }
+        state.request_stop();
+        slots.set_nodes(0, 7);
+        state.set_phase(Phase::Finishing, Some(result(slots.total_nodes())));
+        reported.store(true, Relaxed); // the handler's `bestmove`
+        state.set_phase(Phase::Idle, None);
+    }
+
+    /// One pondering search from `begin` to idle, ended by `end` (a `stop` or a `ponderhit`)
+    /// from another thread while a third waits (after an earlier search left its result).
+    /// Checks that the search thread sees the stop or the ponderhit (else it spins forever
+    /// and loom gives up), that `wait` neither blocks forever (a lost wakeup is reported by
+    /// loom as a deadlock) nor returns before the best move is reported and the phase is
+    /// idle, and that it returns this search's result, not the earlier one, with the exact
+    /// node count. Fails, for instance, if `wait` tested the phase with `if` instead of
+    /// `while` or waited only while running (it would return while finishing), or if
+    /// `set_phase` skipped `notify_all` (deadlock).
+    fn search_ended_by(end: fn(&SearchControl)) {
+        loom::model(move || {
+            let state = Arc::new(SearchState::new());
+            let slots = Arc::new(ThreadSlots::new(1));
+            let reported = Arc::new(AtomicBool::new(false));
+            state.set_phase(Phase::Idle, Some(result(1))); // the earlier search
+            slots.reset();
+            state.begin(true); // the facade's `go ponder`
+            let control = SearchControl::new(Arc::clone(&state));
+
+            let main = {
+                let (state, slots, reported) = (
+                    Arc::clone(&state),
+                    Arc::clone(&slots),
+                    Arc::clone(&reported),
+                );
+                thread::spawn(move || run_main(&state, &slots, &reported))
+            };
+            let gui = {
+                let control = control.clone();
+                thread::spawn(move || end(&control))
+            };
+
+            let outcome = control.wait().expect("a search ran").expect("no error");
+            assert_eq!(outcome.nodes, 7, "wait returned an earlier result");
+            assert!(!control.is_searching(), "wait returned before idle");
+            assert!(
+                reported.load(Relaxed),
+                "wait returned before the best move was reported"
+            );
+            assert_eq!(
+                slots.total_nodes(),
+                7,
+                "the node count is not exact after wait"
+            );
+            for h in [main, gui] {
+                h.join().unwrap();
+            }
+            assert!(state.is_stopped() && !state.clock.pondering());
+        });
+    }
+
+    /// See [`search_ended_by`]: `stop` ends the pondering search.
+    #[test]
+    fn wait_after_stop_returns_this_searchs_result_once_reported() {
+        search_ended_by(SearchControl::stop);
+    }
+
+    /// See [`search_ended_by`]: `ponderhit` ends the pondering (the search then stops itself).
+    #[test]
+    fn wait_after_ponderhit_returns_this_searchs_result_once_reported() {
+        search_ended_by(SearchControl::ponderhit);
+    }
+
+    /// A helper thread's counters and result, read by the main thread once the helper is
+    /// done (joined here; the pool's wait group in the engine): the totals are exact and the
+    /// result is the one published, whatever the interleaving. While the helper runs, a total
+    /// is one of the values it stored.
+    #[test]
+    fn thread_slots_are_exact_once_a_helper_is_done() {
+        loom::model(|| {
+            let slots = Arc::new(ThreadSlots::new(2));
+            let helper = {
+                let slots = Arc::clone(&slots);
+                thread::spawn(move || {
+                    slots.set_nodes(1, 5);
+                    slots.set_tbhits(1, 2);
+                    slots.publish(
+                        1,
+                        ThreadResult {
+                            depth: 3,
+                            ..ThreadResult::default()
+                        },
+                    );
+                })
+            };
+            slots.set_nodes(0, 4);
+            assert!([0, 5].contains(&slots.nodes_except(0)));
+            helper.join().unwrap();
+            assert_eq!(slots.total_nodes(), 9);
+            assert_eq!(slots.nodes_except(1), 4);
+            assert_eq!(slots.total_tbhits(), 2);
+            assert_eq!(slots.results()[1].depth, 3);
+        });
     }
 }

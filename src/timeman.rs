@@ -23,7 +23,6 @@
 //! half-updated, so `Relaxed` suffices. Only `ponderhit` and `stop` leave `PONDERING`, by
 //! compare-and-swap, so a stray `ponderhit` never moves a running clock.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use shakmaty::Color;
@@ -31,6 +30,7 @@ use shakmaty::Color;
 use crate::params::{
     DEFAULT_MOVES_TO_GO, HARD_OVER_SOFT, HARD_RESERVE, HARD_SHARE, INCREMENT_SHARE, MAX_MOVES_TO_GO,
 };
+use crate::sync::{AtomicU64, Ordering::Relaxed};
 
 /// What `go` asks for. `None` and `false` mean unset; with nothing set the search is infinite
 /// until stopped, like `go infinite`.
@@ -314,5 +314,95 @@ mod tests {
             // A second ponderhit leaves the first one's time as it was.
             assert_eq!(first_hit.unwrap_or(word), word, "{ponder} {calls:?}");
         }
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use std::sync::Arc;
+
+    use loom::thread;
+
+    use super::*;
+
+    /// Runs `calls` (`true` for `ponderhit`, `false` for `stop`) on one thread each against a
+    /// clock started with `ponder`; each caller reads the word once its call has returned,
+    /// and a last thread, like the search's clock checks, reads it twice meanwhile (spawned
+    /// last so that loom moves its loads in between the callers' writes). Then checks the
+    /// word's history and end state.
+    fn race(ponder: bool, calls: &'static [bool]) {
+        loom::model(move || {
+            let clock = Arc::new(PonderClock::new());
+            clock.start(ponder);
+            let callers: Vec<_> = calls
+                .iter()
+                .map(|&hit| {
+                    let clock = Arc::clone(&clock);
+                    thread::spawn(move || {
+                        if hit {
+                            clock.ponderhit();
+                        } else {
+                            clock.stop();
+                        }
+                        clock.word.load(Relaxed)
+                    })
+                })
+                .collect();
+            let reader = {
+                let clock = Arc::clone(&clock);
+                thread::spawn(move || [clock.word.load(Relaxed), clock.word.load(Relaxed)])
+            };
+            let mut seen: Vec<u64> = callers.into_iter().map(|h| h.join().unwrap()).collect();
+            let [first, second] = reader.join().unwrap();
+            let last = clock.word.load(Relaxed);
+            if !ponder {
+                // A clock that was not pondering is never moved, by any call.
+                assert!(
+                    [first, second, last]
+                        .iter()
+                        .chain(&seen)
+                        .all(|&w| w == FROM_GO),
+                    "a running clock moved: {first} {second} {seen:?} {last}"
+                );
+                return;
+            }
+            // Pondering has ended for each caller once its call returns ...
+            assert!(!seen.contains(&PONDERING), "pondering survived a call");
+            assert!(!clock.pondering());
+            // ... exactly once: the word leaves `PONDERING` for one value and keeps it, so a
+            // later ponderhit or stop never moves a running clock.
+            seen.extend([first, second].iter().filter(|&&w| w != PONDERING));
+            assert!(
+                seen.iter().all(|&w| w == last),
+                "a running clock moved: {seen:?}, then {last}"
+            );
+            // The value is the one of a call that ran: `FROM_GO` only from a stop, a
+            // timestamp only from a ponderhit.
+            if last == FROM_GO {
+                assert!(calls.contains(&false));
+            } else {
+                assert!(calls.contains(&true));
+            }
+        });
+    }
+
+    /// A `ponderhit` and a `stop` race to end pondering: the word ends in `FROM_GO` or the
+    /// ponderhit's time, and never changes once it left `PONDERING`. It would fail if `leave_ponder` stored without the compare-and-swap, or
+    /// checked the word with a load before a separate store (both calls would then write).
+    #[test]
+    fn racing_ponderhit_and_stop_end_pondering_exactly_once() {
+        race(true, &[true, false]);
+    }
+
+    /// Two ponderhits race: the first one's time stays, the second changes nothing.
+    #[test]
+    fn racing_ponderhits_end_pondering_exactly_once() {
+        race(true, &[true, true]);
+    }
+
+    /// A ponderhit and a stop on a clock that is not pondering leave it counting from `go`.
+    #[test]
+    fn stray_ponderhits_never_move_a_running_clock() {
+        race(false, &[true, false]);
     }
 }
