@@ -38,6 +38,7 @@ mod error;
 mod eval;
 #[allow(unsafe_code)]
 mod ffi;
+mod lobby;
 mod options;
 mod params;
 mod position;

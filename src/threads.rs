@@ -5,7 +5,8 @@
 //! # Concurrency contract
 //!
 //! - The pool's threads live as long as the pool. Between searches the main thread (id 0)
-//!   blocks on its task channel and the helpers on the [`Lobby`]'s condition variable.
+//!   blocks on its task channel and the helpers in the [`Lobby`] (its own contract is in
+//!   [`crate::lobby`], model-checked there).
 //!   Dropping the pool stops any search, shuts the lobby, closes the channel and joins every
 //!   thread. The engine replaces the pool (a `Threads` change) only while no search runs.
 //! - A search starts with one task sent to the main thread and one broadcast to the helpers:
@@ -33,10 +34,10 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crossbeam::channel::{Receiver, Sender, unbounded};
-use parking_lot::{Condvar, Mutex};
 use shakmaty::{Move, Position as _};
 
 use crate::error::Error;
+use crate::lobby::{Errand, Lobby};
 use crate::params::VOTE_OFFSET;
 use crate::report::{ScoreBound, SearchHandler, SearchInfo, SearchResult};
 use crate::score::Score;
@@ -56,82 +57,11 @@ enum Task {
     ClearHistory,
 }
 
-/// Where the helpers wait between searches and join one. See the module's contract.
-struct Lobby {
-    room: Mutex<Room>,
-    changed: Condvar,
-}
-
-#[derive(Default)]
-struct Room {
-    /// The search helpers may join; `None` once the main thread has closed it.
-    job: Option<Arc<Job>>,
-    /// Bumped by every search, so that a helper joins each search at most once.
-    search: u64,
-    /// Bumped by every new game: each helper clears its history when it sees a new value.
-    new_game: u64,
-    /// Helpers searching the current job.
-    active: usize,
-    /// The pool is being dropped.
-    shutdown: bool,
-}
-
-/// What a helper is told to do when it wakes.
-enum Errand {
-    Search(Arc<Job>),
-    ClearHistory,
-    Exit,
-}
-
-impl Lobby {
-    /// Blocks helper until there is something to do; `search` and `new_game` are the values
-    /// it has seen last.
-    fn next_errand(&self, search: &mut u64, new_game: &mut u64) -> Errand {
-        let mut room = self.room.lock();
-        loop {
-            if room.shutdown {
-                return Errand::Exit;
-            }
-            if room.new_game != *new_game {
-                *new_game = room.new_game;
-                return Errand::ClearHistory;
-            }
-            if room.search != *search {
-                *search = room.search;
-                if let Some(job) = room.job.clone() {
-                    room.active += 1;
-                    return Errand::Search(job);
-                }
-            }
-            self.changed.wait(&mut room);
-        }
-    }
-
-    /// A helper has finished its search (and dropped its job).
-    fn leave(&self) {
-        let mut room = self.room.lock();
-        room.active -= 1;
-        if room.active == 0 {
-            self.changed.notify_all();
-        }
-    }
-
-    /// The main thread: no helper joins any more; returns once every helper that joined has
-    /// left.
-    fn close_and_wait(&self) {
-        let mut room = self.room.lock();
-        room.job = None;
-        while room.active > 0 {
-            self.changed.wait(&mut room);
-        }
-    }
-}
-
 /// What every worker of a pool borrows.
 struct Shared {
     state: Arc<SearchState>,
     slots: ThreadSlots,
-    lobby: Lobby,
+    lobby: Lobby<Job>,
 }
 
 /// The persistent search threads. See the module documentation.
@@ -152,10 +82,7 @@ impl ThreadPool {
         let shared = Arc::new(Shared {
             state,
             slots: ThreadSlots::new(threads),
-            lobby: Lobby {
-                room: Mutex::new(Room::default()),
-                changed: Condvar::new(),
-            },
+            lobby: Lobby::new(),
         });
         let (tx, rx) = unbounded();
         // Dropped on an early return: its `Drop` shuts down the threads already started.
@@ -204,12 +131,7 @@ impl ThreadPool {
         let job = Arc::new(job);
         // Helpers have nothing to search at a mate or stalemate (the main thread reports it).
         if self.len() > 1 && !job.root_moves.is_empty() {
-            let lobby = &self.shared.lobby;
-            let mut room = lobby.room.lock();
-            debug_assert_eq!(room.active, 0);
-            room.job = Some(Arc::clone(&job));
-            room.search += 1;
-            lobby.changed.notify_all();
+            self.shared.lobby.open(Arc::clone(&job));
         }
         self.send_main(Task::Search { job, handler });
     }
@@ -217,9 +139,7 @@ impl ThreadPool {
     /// Clears every thread's history (new game). No search may run.
     pub(crate) fn clear_history(&self) {
         self.send_main(Task::ClearHistory);
-        let lobby = &self.shared.lobby;
-        lobby.room.lock().new_game += 1;
-        lobby.changed.notify_all();
+        self.shared.lobby.new_game();
     }
 
     /// Nodes searched so far by all threads.
@@ -232,8 +152,7 @@ impl Drop for ThreadPool {
     fn drop(&mut self) {
         self.shared.state.request_stop();
         self.main = None; // closing the channel ends the main thread's loop
-        self.shared.lobby.room.lock().shutdown = true;
-        self.shared.lobby.changed.notify_all();
+        self.shared.lobby.shut();
         for handle in self.handles.drain(..) {
             let _ = handle.join();
         }
@@ -254,9 +173,9 @@ fn main_loop(shared: &Shared, tasks: &Receiver<Task>) {
 
 fn helper_loop(id: usize, shared: &Shared) {
     let mut history = Histories::default();
-    let (mut search, mut new_game) = (0, 0);
+    let mut seen = Default::default();
     loop {
-        match shared.lobby.next_errand(&mut search, &mut new_game) {
+        match shared.lobby.next_errand(&mut seen) {
             Errand::Exit => return,
             Errand::ClearHistory => history.clear(),
             Errand::Search(job) => {
