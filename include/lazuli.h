@@ -506,8 +506,8 @@ lazuli_result lazuli_engine_evaluate(lazuli_engine *engine, int32_t *out_cp);
 
 /**
  * Copies the FEN of the current position into `buf` (NUL-terminated, truncated to `len`)
- * and returns the FEN's full length (without the NUL); 0 for a NULL engine. 100 bytes always
- * suffice.
+ * and returns the FEN's full length (without the NUL); 0 for a NULL engine. 128 bytes always
+ * suffice (a FEN is at most 103 characters, with both counters at their 32-bit maximum).
  *
  * # Safety
  *

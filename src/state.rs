@@ -110,7 +110,12 @@ impl SearchState {
 
     /// Keeps the first panic of the running search.
     pub(crate) fn record_panic(&self, error: Error) {
-        self.panic.lock().get_or_insert(error.to_string());
+        // The bare message: the search's result wraps it in `Error::Internal` once.
+        let message = match error {
+            Error::Internal(message) => message,
+            other => other.to_string(),
+        };
+        self.panic.lock().get_or_insert(message);
     }
 
     /// The first panic of the search, if any.

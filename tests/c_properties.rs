@@ -306,7 +306,7 @@ fn run(engine: *mut Engine, call: &Call) -> Result<(), String> {
             };
             // SAFETY: a live engine; `p` NULL or writable for `len` bytes.
             let needed = unsafe { lazuli_engine_fen(engine, p, *len) };
-            if needed == 0 || needed > 100 {
+            if needed == 0 || needed >= 128 {
                 return Err(format!("fen needs {needed} bytes"));
             }
             Ok(())

@@ -413,8 +413,8 @@ pub unsafe extern "C" fn lazuli_engine_evaluate(
 }
 
 /// Copies the FEN of the current position into `buf` (NUL-terminated, truncated to `len`)
-/// and returns the FEN's full length (without the NUL); 0 for a NULL engine. 100 bytes always
-/// suffice.
+/// and returns the FEN's full length (without the NUL); 0 for a NULL engine. 128 bytes always
+/// suffice (a FEN is at most 103 characters, with both counters at their 32-bit maximum).
 ///
 /// # Safety
 ///

@@ -234,7 +234,10 @@ pub struct LazuliEngine {
 #[cfg(test)]
 mod tests {
     use super::boundary::{boundary, engine_ref};
-    use super::exports::{lazuli_engine_free, lazuli_engine_new, lazuli_version};
+    use super::exports::{
+        lazuli_engine_fen, lazuli_engine_free, lazuli_engine_new, lazuli_engine_set_position,
+        lazuli_version,
+    };
     use super::*;
     use std::ffi::CStr;
 
@@ -269,5 +272,29 @@ mod tests {
         assert!(handle.last_error.lock().contains("deliberate"));
         // SAFETY: created above, freed once.
         unsafe { lazuli_engine_free(raw) };
+    }
+
+    /// The longest FEN the engine accepts (both counters at their 32-bit maximum, found by a
+    /// manual probe beside the fuzz target `c_api`) fits the 128 bytes the header promises.
+    #[test]
+    fn the_longest_fen_fits_the_promised_buffer() {
+        let fen = c"r1b1k1n1/p1p1p1p1/1p1p1p1p/q1r1n1b1/Q1R1N1B1/P1P1P1P1/1P1P1P1P/R1B1K1N1 b Qq - 4294967295 4294967295";
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: `raw` is a valid place for the pointer.
+        assert_eq!(unsafe { lazuli_engine_new(&mut raw) }, LazuliResult::Ok);
+        // SAFETY: a live engine; the strings are NUL-terminated; `buf` is writable for its
+        // length; freed once.
+        unsafe {
+            assert_eq!(
+                lazuli_engine_set_position(raw, fen.as_ptr(), std::ptr::null()),
+                LazuliResult::Ok
+            );
+            let mut buf = [0 as std::ffi::c_char; 128];
+            let len = lazuli_engine_fen(raw, buf.as_mut_ptr(), buf.len());
+            assert_eq!(len, fen.to_bytes().len());
+            assert!(len < 128);
+            assert_eq!(CStr::from_ptr(buf.as_ptr()), fen);
+            lazuli_engine_free(raw);
+        }
     }
 }

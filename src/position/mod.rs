@@ -278,6 +278,9 @@ impl Position {
     /// [`Position::push`]; the subtrees are counted by `shakmaty::perft`, which counts the
     /// last ply in bulk from the legal move list.
     pub fn perft(&self, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1; // the position itself, as `go perft 0` and every perft table count it
+        }
         self.perft_divide(depth).iter().map(|(_, n)| n).sum()
     }
 
@@ -302,9 +305,13 @@ impl Position {
     /// position for the other side. Evaluation symmetry tests use it.
     pub fn mirrored(&self) -> Position {
         let setup = self.chess().to_setup(EnPassantMode::Legal).into_mirrored();
+        // `from_fen` accepts positions with an impossible check (as Stockfish does), so their
+        // mirrors are accepted the same way (the fuzz target `position` found the panic this
+        // `expect` had without it).
         let chess: Chess = setup
             .position(CastlingMode::Chess960)
-            .expect("the mirror of a legal position is legal");
+            .or_else(shakmaty::PositionError::ignore_impossible_check)
+            .expect("the mirror of an accepted position is accepted");
         Position::from_chess(chess)
     }
 }
@@ -338,6 +345,16 @@ mod tests {
             pos.pop();
         }
         n
+    }
+
+    /// `perft(0)` is 1 (the position itself), as `go perft 0` prints; and a position accepted
+    /// with an impossible check mirrors without a panic (the fuzz target `position` found it).
+    #[test]
+    fn perft_zero_and_mirror_of_an_impossible_check() {
+        assert_eq!(Position::startpos().perft(0), 1);
+        let odd = Position::from_fen("7k/8/8/1K5r/qr6/8/8/8 w - - 0 1").unwrap();
+        assert_eq!(odd.mirrored().mirrored().fen(), odd.fen());
+        assert_eq!(odd.mirrored().perft(1), odd.perft(1));
     }
 
     #[test]
