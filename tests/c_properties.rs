@@ -251,11 +251,7 @@ fn run(engine: *mut Engine, call: &Call) -> Result<(), String> {
         }
         Call::Wait(len) => {
             let mut buf = vec![0 as c_char; *len];
-            let p = if *len == 0 {
-                ptr::null_mut()
-            } else {
-                buf.as_mut_ptr()
-            };
+            let p = out_pointer(&mut buf);
             // SAFETY: a live engine; `p` NULL or writable for `len` bytes.
             let r = unsafe { lazuli_engine_wait(engine, p, *len) };
             if *len >= 8 && r == R::Ok {
@@ -299,11 +295,7 @@ fn run(engine: *mut Engine, call: &Call) -> Result<(), String> {
         }
         Call::Fen(len) => {
             let mut buf = vec![0 as c_char; *len];
-            let p = if *len == 0 {
-                ptr::null_mut()
-            } else {
-                buf.as_mut_ptr()
-            };
+            let p = out_pointer(&mut buf);
             // SAFETY: a live engine; `p` NULL or writable for `len` bytes.
             let needed = unsafe { lazuli_engine_fen(engine, p, *len) };
             if needed == 0 || needed >= 128 {
@@ -313,15 +305,20 @@ fn run(engine: *mut Engine, call: &Call) -> Result<(), String> {
         }
         Call::LastError(len) => {
             let mut buf = vec![0 as c_char; *len];
-            let p = if *len == 0 {
-                ptr::null_mut()
-            } else {
-                buf.as_mut_ptr()
-            };
+            let p = out_pointer(&mut buf);
             // SAFETY: a live engine; `p` NULL or writable for `len` bytes.
             unsafe { lazuli_engine_last_error(engine, p, *len) };
             Ok(())
         }
+    }
+}
+
+/// The buffer's pointer, or NULL for an empty buffer (the header allows NULL with length 0).
+fn out_pointer(buf: &mut [c_char]) -> *mut c_char {
+    if buf.is_empty() {
+        ptr::null_mut()
+    } else {
+        buf.as_mut_ptr()
     }
 }
 

@@ -361,6 +361,15 @@ const MAX_OPS: usize = 48;
 /// documentation in include/lazuli.h says.
 const FEN_ALWAYS_FITS: usize = 128;
 
+/// The pointer a call writes through: NULL when the input asks for it, else the buffer's.
+fn out_pointer(storage: &mut [c_char], null: bool) -> *mut c_char {
+    if null {
+        std::ptr::null_mut()
+    } else {
+        storage.as_mut_ptr()
+    }
+}
+
 /// The engine that lives across executions (NULL until the first, or after a `Recreate`
 /// that only freed it).
 static ENGINE: AtomicPtr<LazuliEngine> = AtomicPtr::new(std::ptr::null_mut());
@@ -701,11 +710,7 @@ impl Harness {
                     self.unbounded = false;
                 }
                 let mut storage = vec![0x55 as c_char; usize::from(buf.len)];
-                let ptr = if buf.null {
-                    std::ptr::null_mut()
-                } else {
-                    storage.as_mut_ptr()
-                };
+                let ptr = out_pointer(&mut storage, buf.null);
                 // SAFETY: the live engine; `ptr` NULL or writable for `len` bytes.
                 let code = unsafe { lazuli_engine_wait(self.engine, ptr, storage.len()) };
                 let allowed: &[u32] = if buf.null {
@@ -802,11 +807,7 @@ impl Harness {
             Op::Fen { buf, null_engine } => {
                 let engine = self.target(*null_engine);
                 let mut storage = vec![0x55 as c_char; usize::from(buf.len)];
-                let ptr = if buf.null {
-                    std::ptr::null_mut()
-                } else {
-                    storage.as_mut_ptr()
-                };
+                let ptr = out_pointer(&mut storage, buf.null);
                 // SAFETY: NULL or the live engine; `ptr` NULL or writable for `len` bytes.
                 let n = unsafe { lazuli_engine_fen(engine, ptr, storage.len()) };
                 if engine.is_null() {
@@ -833,11 +834,7 @@ impl Harness {
             Op::LastError { buf, null_engine } => {
                 let engine = self.target(*null_engine);
                 let mut storage = vec![0x55 as c_char; usize::from(buf.len)];
-                let ptr = if buf.null {
-                    std::ptr::null_mut()
-                } else {
-                    storage.as_mut_ptr()
-                };
+                let ptr = out_pointer(&mut storage, buf.null);
                 // SAFETY: NULL or the live engine; `ptr` NULL or writable for `len` bytes.
                 let n = unsafe { lazuli_engine_last_error(engine, ptr, storage.len()) };
                 if engine.is_null() {
