@@ -12,8 +12,8 @@
 //!   counting itself in `active` under the lock, and [`Lobby::leave`]s it after its search,
 //!   having dropped its share of the job.
 //! - The main search thread, once its own search is over and the stop flag set, calls
-//!   [`Lobby::close_and_wait`]: the job is taken out (no helper joins after that) and it waits
-//!   until `active` is zero. A helper that was not scheduled in time never joins: the end of a
+//!   [`Lobby::close`]: the job is taken out (no helper joins after that); then, having reported
+//!   the best move, [`Lobby::wait_empty`]: it waits until `active` is zero. A helper that was not scheduled in time never joins: the end of a
 //!   search waits only for helpers that searched it, and `go` woke them all with one call.
 //! - [`Lobby::new_game`] bumps `new_game`; each helper clears its history once per value, before
 //!   joining any later search. [`Lobby::shut`] ends every helper's loop.
@@ -125,11 +125,16 @@ impl<J> Lobby<J> {
         }
     }
 
-    /// The main search thread: no helper joins any more; returns once every helper that joined
+    /// The main search thread: no helper joins the search any more.
+    pub(crate) fn close(&self) {
+        self.room.lock().job = None;
+    }
+
+    /// The main search thread, after [`Lobby::close`]: returns once every helper that joined
     /// has left.
-    pub(crate) fn close_and_wait(&self) {
+    pub(crate) fn wait_empty(&self) {
         let mut room = self.room.lock();
-        room.job = None;
+        debug_assert!(room.job.is_none(), "wait_empty before close");
         while room.active > 0 {
             self.changed.wait(&mut room);
         }
@@ -165,7 +170,7 @@ mod loom_tests {
         }
     }
 
-    /// Runs `searches` searches in a row with `helpers` helpers: `close_and_wait` returns only
+    /// Runs `searches` searches in a row with `helpers` helpers: `wait_empty` returns only
     /// when every helper that joined has left (a helper never searches a finished search), no
     /// helper joins a search twice, and `shut` ends every helper (a lost wakeup or a missed
     /// `leave` is a loom deadlock). Preemptions bounded to 3 (loom's advice for models of
@@ -185,8 +190,10 @@ mod loom_tests {
                 .collect();
             for search in 1..=searches {
                 lobby.open(Arc::new(search));
-                // The main thread's own search, then the end of the search.
-                lobby.close_and_wait();
+                // The main thread's own search, then the end of the search (the pool reports
+                // the best move between the two calls).
+                lobby.close();
+                lobby.wait_empty();
                 over.store(search as usize, SeqCst);
             }
             lobby.shut();
@@ -233,7 +240,8 @@ mod loom_tests {
             });
             lobby.new_game();
             lobby.open(Arc::new(1));
-            lobby.close_and_wait();
+            lobby.close();
+            lobby.wait_empty();
             lobby.shut();
             helper.join().unwrap();
         });

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use crate::error::Error;
-use crate::params::{SKILL_ELO_MAX, SKILL_ELO_MIN, SKILL_MAX_LEVEL};
+use crate::params::{MOVE_OVERHEAD_MS, SKILL_ELO_MAX, SKILL_ELO_MIN, SKILL_MAX_LEVEL};
 use crate::search::NullMoveMode;
 use crate::search::skill::level_for_elo;
 
@@ -80,7 +80,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
         spec("Clear Hash", Button),
         spec("MultiPV", spin(1, 1, 256)),
         spec("Ponder", Check { default: false }),
-        spec("Move Overhead", spin(10, 0, 5000)),
+        spec("Move Overhead", spin(MOVE_OVERHEAD_MS as i64, 0, 5000)),
         spec("UCI_Chess960", Check { default: false }),
         spec(
             "NullMove",
@@ -164,7 +164,7 @@ impl Default for Options {
             hash_mb: 16,
             multipv: 1,
             ponder: false,
-            move_overhead: Duration::from_millis(10),
+            move_overhead: Duration::from_millis(MOVE_OVERHEAD_MS),
             chess960: false,
             null_move: NullMoveMode::Verified,
             null_r: 3,

@@ -117,8 +117,13 @@ pub(crate) const MAX_MOVES_TO_GO: u32 = 50;
 pub(crate) const HARD_SHARE: (u32, u32) = (4, 5);
 /// ... and leaves at least this much of it.
 pub(crate) const HARD_RESERVE: Duration = Duration::from_millis(5);
-/// Share of the increment added to the soft limit (numerator, denominator).
-pub(crate) const INCREMENT_SHARE: (u32, u32) = (3, 4);
+/// `Move Overhead`'s default, in milliseconds. Stockfish's is 10; with 4 search threads beside
+/// another engine's 4 pondering on 2 cores (`tools/soak.py`) a move costs 10-20 ms between the
+/// GUI's clock and the engine's, which at 1 s + 0.01 s lost 2 games of 8 on time with 10 and
+/// none with 20 (the budget below; each kept 77 ms or more).
+pub(crate) const MOVE_OVERHEAD_MS: u64 = 20;
+/// `Move Overhead` is reserved for each move still to play and this many more (Stockfish: 2).
+pub(crate) const OVERHEAD_EXTRA_MOVES: u32 = 2;
 /// The hard limit is at most this many times the soft limit.
 pub(crate) const HARD_OVER_SOFT: u32 = 5;
 /// The soft limit is scaled by this, indexed by the number of iterations the best move has

@@ -269,17 +269,17 @@ mod loom_tests {
 
     /// The main search thread's part of `threads::run_main` for a `go ponder` search, with
     /// the search itself left out: wait for `stop` or `ponderhit` (yielding where the real
-    /// one sleeps), stop the helpers, publish the node count, record the result (finishing),
-    /// report the best move, go idle.
+    /// one sleeps), stop the helpers (finishing), report the best move, wait for the helpers
+    /// (their node count is final), go idle with the result.
     fn run_main(state: &SearchState, slots: &ThreadSlots, reported: &AtomicBool) {
         while !state.is_stopped() && state.clock.pondering() {
             thread::yield_now();
         }
         state.request_stop();
-        slots.set_nodes(0, 7);
-        state.set_phase(Phase::Finishing, Some(result(slots.total_nodes())));
+        state.set_phase(Phase::Finishing, None);
         reported.store(true, Relaxed); // the handler's `bestmove`
-        state.set_phase(Phase::Idle, None);
+        slots.set_nodes(0, 7); // the helpers have left: the final count
+        state.set_phase(Phase::Idle, Some(result(slots.total_nodes())));
     }
 
     /// One pondering search from `begin` to idle, ended by `end` (a `stop` or a `ponderhit`)

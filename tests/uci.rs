@@ -21,7 +21,7 @@ fn handshake_lists_every_option() {
         "option name MultiPV type spin default 1 min 1 max",
         "option name Clear Hash type button",
         "option name Ponder type check default false",
-        "option name Move Overhead type spin default 10 min 0 max",
+        "option name Move Overhead type spin default 20 min 0 max",
         "option name UCI_Chess960 type check default false",
         "option name NullMove type combo default verified var verified var standard var off",
         "option name NullMoveR type spin default 3 min 1 max 4",

@@ -61,9 +61,14 @@ def open_engine(cmd, threads, hash_mb):
     return engine
 
 
-def play_game(fen, white, black, ponders, tc, margin_ms, grace_s, maxplies):
-    """Returns (result, reason, plies, side at fault or None). result: '1-0', '0-1', '1/2-1/2'."""
+def play_game(fen, white, black, ponders, tc, margin_ms, grace_s, maxplies, trace=None):
+    """Returns (result, reason, plies, side at fault or None). result: '1-0', '0-1', '1/2-1/2'.
+
+    `trace`, if given, is called for every move with (ply, side, kind, clock before, spent),
+    kind being `plain`, `hit` (the move pondered on came: `ponderhit`) or `miss` (`stop`, the
+    discarded `bestmove`, then `go`)."""
     board = chess.Board(fen)
+    expected = {chess.WHITE: None, chess.BLACK: None}  # each side's ponder move
     clocks = {chess.WHITE: tc[0], chess.BLACK: tc[0]}
     engines = {chess.WHITE: white, chess.BLACK: black}
     plies = 0
@@ -78,6 +83,11 @@ def play_game(fen, white, black, ponders, tc, margin_ms, grace_s, maxplies):
             black_inc=tc[1],
         )
         engine = engines[side]
+        if not ponders[side] or expected[side] is None:
+            kind = "plain"
+        else:
+            kind = "hit" if board.move_stack and board.peek() == expected[side] else "miss"
+        before = clocks[side]
         start = time.monotonic()
         try:
             # python-chess waits for `bestmove` only as long as its own timeout; a hang is a
@@ -90,6 +100,9 @@ def play_game(fen, white, black, ponders, tc, margin_ms, grace_s, maxplies):
         except TimeoutError:
             return loss(side), "hang", plies, side
         spent = time.monotonic() - start
+        expected[side] = play.ponder
+        if trace:
+            trace(plies, side, kind, before, spent)
         if spent > clocks[side] + grace_s:
             return loss(side), "hang", plies, side
         clocks[side] -= spent
