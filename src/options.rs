@@ -74,7 +74,8 @@ pub fn option_specs() -> Vec<OptionSpec> {
     use OptionKind::*;
     let spec = |name, kind| OptionSpec { name, kind };
     let spin = |default, min, max| Spin { default, min, max };
-    vec![
+    #[allow(unused_mut)] // extended in tune builds
+    let mut specs = vec![
         spec("Threads", spin(1, 1, MAX_THREADS as i64)),
         spec("Hash", spin(16, 1, max_hash_mb())),
         spec("Clear Hash", Button),
@@ -104,7 +105,15 @@ pub fn option_specs() -> Vec<OptionSpec> {
         spec("UCI_Elo", spin(SKILL_ELO_MAX, SKILL_ELO_MIN, SKILL_ELO_MAX)),
         spec("Skill Level", spin(SKILL_MAX_LEVEL, 0, SKILL_MAX_LEVEL)),
         spec("Skill Seed", spin(0, 0, MAX_SKILL_SEED)),
-    ]
+    ];
+    #[cfg(feature = "tune")]
+    specs.extend(crate::params::TUNABLES.iter().map(|t| {
+        spec(
+            t.name,
+            spin(i64::from(t.default), i64::from(t.min), i64::from(t.max)),
+        )
+    }));
+    specs
 }
 
 /// The current option values.
@@ -214,6 +223,9 @@ pub(crate) enum Setting {
     Elo(i64),
     SkillLevel(i64),
     SkillSeed(u64),
+    /// A search constant of a tune build, by its name in `params::TUNABLES`.
+    #[cfg(feature = "tune")]
+    Tunable(&'static str, i32),
 }
 
 /// A value checked against its option's type and range.
@@ -268,6 +280,10 @@ impl Setting {
             ("UCI_Elo", Value::Int(elo)) => Setting::Elo(elo),
             ("Skill Level", Value::Int(level)) => Setting::SkillLevel(level),
             ("Skill Seed", Value::Int(seed)) => Setting::SkillSeed(seed as u64),
+            #[cfg(feature = "tune")]
+            (name, Value::Int(v)) if crate::params::TUNABLES.iter().any(|t| t.name == name) => {
+                Setting::Tunable(name, v as i32)
+            }
             (name, _) => unreachable!("option {name} has a parse arm"),
         };
         Ok(setting)
@@ -297,6 +313,12 @@ impl Options {
             Setting::Elo(elo) => self.elo = *elo,
             Setting::SkillLevel(level) => self.skill_level = *level,
             Setting::SkillSeed(seed) => self.skill_seed = *seed,
+            #[cfg(feature = "tune")]
+            Setting::Tunable(name, value) => {
+                if let Some(t) = crate::params::TUNABLES.iter().find(|t| t.name == *name) {
+                    t.set(*value);
+                }
+            }
             Setting::Threads(_)
             | Setting::Hash(_)
             | Setting::ClearHash

@@ -8,84 +8,157 @@
 use std::time::Duration;
 
 // ---------------------------------------------------------------------------------------------
+// Tunable search constants.
+// ---------------------------------------------------------------------------------------------
+
+/// A search constant an SPSA tuner may change, read with [`Tunable::get`].
+///
+/// In ordinary builds the value is fixed: `get` returns the default from an immutable
+/// `static`, which the compiler folds into the code like a `const`. Built with
+/// `--features tune`, every tunable is also a UCI spin option of the same name
+/// (`setoption name RFP_MARGIN value 90`) and the UCI command `tune` prints them in
+/// OpenBench's SPSA input format; the value then lives in a process-wide atomic (`Relaxed`: a tuner sets it
+/// between games, and a search that reads an old value mid-change is merely a search with the
+/// old value), so every engine of a tune process shares it.
+#[cfg_attr(not(feature = "tune"), allow(dead_code))] // name and range serve tune builds
+pub struct Tunable {
+    /// The option's name: the constant's own.
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    #[cfg(feature = "tune")]
+    value: std::sync::atomic::AtomicI32,
+}
+
+impl Tunable {
+    const fn new(name: &'static str, default: i32, min: i32, max: i32) -> Tunable {
+        Tunable {
+            name,
+            default,
+            min,
+            max,
+            #[cfg(feature = "tune")]
+            value: std::sync::atomic::AtomicI32::new(default),
+        }
+    }
+
+    /// The current value: the default, except in a tune build after `setoption`.
+    #[inline(always)]
+    pub fn get(&self) -> i32 {
+        #[cfg(feature = "tune")]
+        return self.value.load(std::sync::atomic::Ordering::Relaxed);
+        #[cfg(not(feature = "tune"))]
+        self.default
+    }
+
+    /// Sets the value (tune builds only; the option parser keeps it within `min..=max`).
+    #[cfg(feature = "tune")]
+    pub fn set(&self, value: i32) {
+        self.value
+            .store(value, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Declares each tunable as a `static` and lists them all in [`TUNABLES`].
+macro_rules! tunables {
+    ($($(#[$doc:meta])* $name:ident = $default:literal in $min:literal..=$max:literal;)*) => {
+        $(
+            $(#[$doc])*
+            pub(crate) static $name: Tunable = Tunable::new(stringify!($name), $default, $min, $max);
+        )*
+        /// Every tunable, in the order of this file (the UCI options of a tune build).
+        #[cfg_attr(not(feature = "tune"), allow(dead_code))]
+        pub static TUNABLES: &[&Tunable] = &[$(&$name),*];
+    };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Iterative deepening and aspiration windows (search/mod.rs).
 // ---------------------------------------------------------------------------------------------
 
 /// Aspiration windows from this depth on; shallower iterations use the full window.
 pub(crate) const ASPIRATION_MIN_DEPTH: i32 = 4;
-/// Initial half-width of the aspiration window, in centipawns; it grows by half on each fail.
-pub(crate) const ASPIRATION_DELTA: i32 = 20;
 /// Once the half-width exceeds this, the window opens fully.
 pub(crate) const ASPIRATION_MAX_DELTA: i32 = 1000;
-
-// ---------------------------------------------------------------------------------------------
-// Pruning and reductions (search/alphabeta.rs).
-// ---------------------------------------------------------------------------------------------
-
-/// Reverse futility pruning: up to this depth ...
-pub(crate) const RFP_MAX_DEPTH: i32 = 7;
-/// ... when the static evaluation minus this margin per ply (one ply less when improving) is
-/// still at least beta.
-pub(crate) const RFP_MARGIN: i32 = 80;
-
-/// Late move pruning of quiet moves: up to this depth ...
-pub(crate) const LMP_MAX_DEPTH: i32 = 4;
-/// ... once more than `LMP_BASE + depth^2` (twice the square when improving) moves were tried.
-pub(crate) const LMP_BASE: usize = 3;
-
-/// Futility pruning of quiet moves: up to this depth ...
-pub(crate) const FUTILITY_MAX_DEPTH: i32 = 6;
-/// ... when the static evaluation plus `FUTILITY_BASE + FUTILITY_MARGIN * depth` is at most
-/// alpha.
-pub(crate) const FUTILITY_BASE: i32 = 100;
-/// See [`FUTILITY_BASE`].
-pub(crate) const FUTILITY_MARGIN: i32 = 80;
-
-/// SEE pruning: up to this depth, moves that lose more than a depth-scaled margin.
-pub(crate) const SEE_PRUNE_MAX_DEPTH: i32 = 5;
-/// Centipawns per ply a quiet move may lose by SEE before it is pruned.
-pub(crate) const SEE_QUIET_MARGIN: i32 = 60;
-/// Centipawns per ply a capture may lose by SEE before it is pruned.
-pub(crate) const SEE_TACTICAL_MARGIN: i32 = 100;
-
-/// Late move reductions from this depth on.
-pub(crate) const LMR_MIN_DEPTH: i32 = 3;
-/// The reduction table is `LMR_BASE + ln(depth) ln(moves) / LMR_DIVISOR` (Ethereal's formula).
-pub(crate) const LMR_BASE: f64 = 0.75;
-/// See [`LMR_BASE`].
-pub(crate) const LMR_DIVISOR: f64 = 2.25;
-/// One ply less (more) reduction per this much quiet history (butterfly plus continuations).
-pub(crate) const LMR_HISTORY_DIVISOR: i32 = 12288;
-
-/// Internal iterative reduction (Ed Schroeder's idea, Stockfish since 2021): a node of at
-/// least this depth without a table move is searched one ply shallower.
-pub(crate) const IIR_MIN_DEPTH: i32 = 4;
-
-/// Adaptive null-move reduction (`NullMoveAdaptive`): `R = NullMoveR + depth /
-/// NULL_DEPTH_DIVISOR + min((eval - beta) / NULL_EVAL_DIVISOR, NULL_EVAL_MAX)`, as modern
-/// engines (Stockfish, Ethereal) grow R with depth and with the margin above beta.
-pub(crate) const NULL_DEPTH_DIVISOR: i32 = 3;
-/// See [`NULL_DEPTH_DIVISOR`].
-pub(crate) const NULL_EVAL_DIVISOR: i32 = 200;
-/// See [`NULL_DEPTH_DIVISOR`].
-pub(crate) const NULL_EVAL_MAX: i32 = 3;
-
 /// Checking moves are extended while the ply is below this many times the root depth.
 pub(crate) const CHECK_EXTENSION_PLY_FACTOR: usize = 2;
-
-// ---------------------------------------------------------------------------------------------
-// Move-ordering statistics (search/history.rs).
-// ---------------------------------------------------------------------------------------------
-
-/// History scores stay within +-this (gravity formula).
+/// History scores stay within +-this (gravity formula; the tables hold `i16`).
 pub(crate) const HISTORY_MAX: i32 = 16_384;
-/// History bonus after a cutoff: `HISTORY_BONUS_SCALE * depth^2`, at most [`HISTORY_BONUS_MAX`].
-pub(crate) const HISTORY_BONUS_SCALE: i32 = 16;
-/// See [`HISTORY_BONUS_SCALE`].
-pub(crate) const HISTORY_BONUS_MAX: i32 = 1600;
-/// Captures of the same victim are ordered by capture history divided by this (a pawn of
-/// victim value is 800).
-pub(crate) const CAPTURE_HISTORY_DIVISOR: i32 = 32;
+
+tunables! {
+    /// Initial half-width of the aspiration window, in centipawns; it grows by half on each
+    /// fail.
+    ASPIRATION_DELTA = 20 in 5..=60;
+
+    // -----------------------------------------------------------------------------------------
+    // Pruning and reductions (search/alphabeta.rs).
+    // -----------------------------------------------------------------------------------------
+
+    /// Reverse futility pruning: up to this depth ...
+    RFP_MAX_DEPTH = 7 in 3..=12;
+    /// ... when the static evaluation minus this margin per ply (one ply less when improving)
+    /// is still at least beta.
+    RFP_MARGIN = 80 in 30..=160;
+
+    /// Late move pruning of quiet moves: up to this depth ...
+    LMP_MAX_DEPTH = 4 in 2..=8;
+    /// ... once more than `LMP_BASE + depth^2` (twice the square when improving) moves were
+    /// tried.
+    LMP_BASE = 3 in 0..=8;
+
+    /// Futility pruning of quiet moves: up to this depth ...
+    FUTILITY_MAX_DEPTH = 6 in 2..=10;
+    /// ... when the static evaluation plus `FUTILITY_BASE + FUTILITY_MARGIN * depth` is at
+    /// most alpha.
+    FUTILITY_BASE = 100 in 0..=250;
+    /// See [`FUTILITY_BASE`].
+    FUTILITY_MARGIN = 80 in 30..=200;
+
+    /// SEE pruning: up to this depth, moves that lose more than a depth-scaled margin.
+    SEE_PRUNE_MAX_DEPTH = 5 in 2..=10;
+    /// Centipawns per ply a quiet move may lose by SEE before it is pruned.
+    SEE_QUIET_MARGIN = 60 in 10..=150;
+    /// Centipawns per ply a capture may lose by SEE before it is pruned.
+    SEE_TACTICAL_MARGIN = 100 in 20..=250;
+
+    /// Late move reductions from this depth on.
+    LMR_MIN_DEPTH = 3 in 2..=5;
+    /// The reduction is `LMR_BASE + ln(depth) ln(moves) / LMR_DIVISOR` (Ethereal's formula),
+    /// both in hundredths.
+    LMR_BASE = 75 in 0..=200;
+    /// See [`LMR_BASE`].
+    LMR_DIVISOR = 225 in 100..=400;
+    /// One ply less (more) reduction per this much quiet history (butterfly plus
+    /// continuations).
+    LMR_HISTORY_DIVISOR = 12288 in 2048..=32768;
+
+    /// Internal iterative reduction (Ed Schroeder's idea, Stockfish since 2021): a node of at
+    /// least this depth without a table move is searched one ply shallower.
+    IIR_MIN_DEPTH = 4 in 2..=8;
+
+    /// Adaptive null-move reduction (`NullMoveAdaptive`): `R = NullMoveR + depth /
+    /// NULL_DEPTH_DIVISOR + min((eval - beta) / NULL_EVAL_DIVISOR, NULL_EVAL_MAX)`, as modern
+    /// engines (Stockfish, Ethereal) grow R with depth and with the margin above beta.
+    NULL_DEPTH_DIVISOR = 3 in 2..=8;
+    /// See [`NULL_DEPTH_DIVISOR`].
+    NULL_EVAL_DIVISOR = 200 in 50..=400;
+    /// See [`NULL_DEPTH_DIVISOR`].
+    NULL_EVAL_MAX = 3 in 1..=6;
+
+    // -----------------------------------------------------------------------------------------
+    // Move-ordering statistics (search/history.rs, search/movepick.rs).
+    // -----------------------------------------------------------------------------------------
+
+    /// History bonus after a cutoff: `HISTORY_BONUS_SCALE * depth^2`, at most
+    /// [`HISTORY_BONUS_MAX`].
+    HISTORY_BONUS_SCALE = 16 in 4..=64;
+    /// See [`HISTORY_BONUS_SCALE`].
+    HISTORY_BONUS_MAX = 1600 in 400..=4000;
+    /// Captures of the same victim are ordered by capture history divided by this (a pawn of
+    /// victim value is 800).
+    CAPTURE_HISTORY_DIVISOR = 32 in 8..=128;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Lazy SMP (search/mod.rs, threads.rs).
@@ -197,3 +270,21 @@ pub(crate) const SKILL_PUSH_DIVISOR: i32 = 128;
 /// A weakened search stops after `SKILL_NODES_BASE * 2^(level / 2)` nodes (over all threads)
 /// and at depth `level + 1` (Stockfish picks at that depth), whichever comes first.
 pub(crate) const SKILL_NODES_BASE: f64 = 1024.0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tunable_default_lies_in_its_range_and_names_are_unique() {
+        for t in TUNABLES {
+            assert!(t.min <= t.default && t.default <= t.max, "{}", t.name);
+            assert!(t.min < t.max, "{}", t.name);
+            assert_eq!(t.get(), t.default, "{}", t.name);
+        }
+        let mut names: Vec<_> = TUNABLES.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TUNABLES.len());
+    }
+}

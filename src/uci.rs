@@ -230,6 +230,8 @@ impl Uci {
             "bench" => self.bench(args)?,
             "d" => self.display(),
             "eval" => self.eval(),
+            #[cfg(feature = "tune")]
+            "tune" => self.tune(),
             _ => {
                 return Err(Error::InvalidCommand(format!(
                     "unknown command '{}'",
@@ -404,6 +406,23 @@ impl Uci {
             self.out.line(&format!(
                 "NNUE evaluation: {} (side to move)",
                 self.engine.evaluate().0
+            ));
+        }
+    }
+
+    /// Tune builds: every tunable in OpenBench's SPSA input format, `name, int, value, min,
+    /// max, c_end, r_end` (c_end a twentieth of the range, at least 1; r_end 0.002, OpenBench's
+    /// usual), as `tools/spsa.py` reads it too.
+    #[cfg(feature = "tune")]
+    fn tune(&self) {
+        for t in crate::params::TUNABLES {
+            let c_end = ((t.max - t.min) / 20).max(1);
+            self.out.line(&format!(
+                "{}, int, {}, {}, {}, {c_end}, 0.002",
+                t.name,
+                t.get(),
+                t.min,
+                t.max
             ));
         }
     }

@@ -1,8 +1,6 @@
 //! The alpha-beta search: PVS (NegaScout) with verified null-move pruning, as a numbered
 //! outline. Each step names its source.
 
-use std::sync::LazyLock;
-
 use shakmaty::{Move, MoveList, Position as _};
 
 use super::history::{self, PieceTo, piece_to};
@@ -20,16 +18,35 @@ use crate::search::NullMoveMode;
 use crate::tablebase::{ignoring_rule50, wdl_score};
 use crate::tt::Bound;
 
-/// Late move reduction table, `LMR_BASE + ln(depth) ln(moves) / LMR_DIVISOR`.
-static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
-    let mut t = [[0; 64]; 64];
-    for (d, row) in t.iter_mut().enumerate().skip(1) {
-        for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR) as i32;
+/// The late move reduction of the `moves`-th move at `depth` (both from 1, capped at 63):
+/// `LMR_BASE + ln(depth) ln(moves) / LMR_DIVISOR`, the constants in hundredths.
+fn lmr_formula(depth: usize, moves: usize) -> i32 {
+    let base = f64::from(LMR_BASE.get()) / 100.0;
+    let divisor = f64::from(LMR_DIVISOR.get()) / 100.0;
+    (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32
+}
+
+/// [`lmr_formula`] as a table, built once (a tune build computes it at each use instead, so
+/// that `setoption` acts on it).
+#[cfg(not(feature = "tune"))]
+fn lmr_reduction(depth: usize, moves: usize) -> i32 {
+    use std::sync::LazyLock;
+    static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
+        let mut t = [[0; 64]; 64];
+        for (d, row) in t.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                *r = lmr_formula(d, m);
+            }
         }
-    }
-    t
-});
+        t
+    });
+    LMR[depth.min(63)][moves.min(63)]
+}
+
+#[cfg(feature = "tune")]
+fn lmr_reduction(depth: usize, moves: usize) -> i32 {
+    lmr_formula(depth.clamp(1, 63), moves.clamp(1, 63))
+}
 
 impl Searcher<'_> {
     /// PVS (NegaScout; Campbell and Marsland 1983, Reinefeld 1983) at a node `depth` plies
@@ -130,7 +147,7 @@ impl Searcher<'_> {
 
         // Step 6. Internal iterative reduction (Ed Schroeder; Stockfish since 2021): without a
         // table move the node's ordering is poor, so search it a ply shallower.
-        if !N::ROOT && tt_move.is_none() && depth >= IIR_MIN_DEPTH {
+        if !N::ROOT && tt_move.is_none() && depth >= IIR_MIN_DEPTH.get() {
             depth -= 1;
         }
 
@@ -149,9 +166,9 @@ impl Searcher<'_> {
         if !N::PV
             && config.pruning
             && let Some(eval) = eval
-            && depth <= RFP_MAX_DEPTH
+            && depth <= RFP_MAX_DEPTH.get()
             && !beta.is_decisive()
-            && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+            && eval - RFP_MARGIN.get() * (depth - i32::from(improving)) >= beta
         {
             return Ok(eval);
         }
@@ -181,8 +198,8 @@ impl Searcher<'_> {
             let child_verify = null_mode == NullMoveMode::Verified && verify;
             let mut r = config.null_r;
             if config.null_adaptive {
-                let margin = eval.map_or(0, |e| (e.0 - beta.0) / NULL_EVAL_DIVISOR);
-                r += depth / NULL_DEPTH_DIVISOR + margin.min(NULL_EVAL_MAX);
+                let margin = eval.map_or(0, |e| (e.0 - beta.0) / NULL_EVAL_DIVISOR.get());
+                r += depth / NULL_DEPTH_DIVISOR.get() + margin.min(NULL_EVAL_MAX.get());
             }
             let result =
                 self.search::<NonPv>(-beta, -beta + 1, depth - r - 1, ply + 1, child_verify);
@@ -248,25 +265,26 @@ impl Searcher<'_> {
                     && !gives_check
                 {
                     if quiet && !in_check {
-                        if depth <= LMP_MAX_DEPTH
+                        if depth <= LMP_MAX_DEPTH.get()
                             && move_count
-                                > LMP_BASE + (depth * depth) as usize * (1 + usize::from(improving))
+                                > LMP_BASE.get() as usize
+                                    + (depth * depth) as usize * (1 + usize::from(improving))
                         {
                             continue;
                         }
                         if let Some(eval) = eval
-                            && depth <= FUTILITY_MAX_DEPTH
-                            && eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                            && depth <= FUTILITY_MAX_DEPTH.get()
+                            && eval + FUTILITY_BASE.get() + FUTILITY_MARGIN.get() * depth <= alpha
                         {
                             continue;
                         }
                     }
                     let margin = if quiet {
-                        SEE_QUIET_MARGIN
+                        SEE_QUIET_MARGIN.get()
                     } else {
-                        SEE_TACTICAL_MARGIN
+                        SEE_TACTICAL_MARGIN.get()
                     };
-                    if depth <= SEE_PRUNE_MAX_DEPTH
+                    if depth <= SEE_PRUNE_MAX_DEPTH.get()
                         && !see_ge(self.pos.chess().board(), m, -margin * depth)
                     {
                         continue;
@@ -299,14 +317,20 @@ impl Searcher<'_> {
                         .inspect_err(|_| self.unmake())?
                 } else {
                     let mut reduction = 0;
-                    if config.lmr && depth >= LMR_MIN_DEPTH && quiet && !in_check && !gives_check {
-                        reduction = LMR[depth.min(63) as usize][move_count.min(63)];
+                    if config.lmr
+                        && depth >= LMR_MIN_DEPTH.get()
+                        && quiet
+                        && !in_check
+                        && !gives_check
+                    {
+                        reduction = lmr_reduction(depth as usize, move_count);
                         reduction -= i32::from(N::PV);
                         reduction += i32::from(!improving);
                         if self.stack[ply].killers.contains(&Some(m)) {
                             reduction -= 1;
                         }
-                        reduction -= self.histories.quiet(side, m, previous) / LMR_HISTORY_DIVISOR;
+                        reduction -=
+                            self.histories.quiet(side, m, previous) / LMR_HISTORY_DIVISOR.get();
                         reduction = reduction.clamp(0, new_depth - 1);
                     }
                     let mut s = -self

@@ -60,7 +60,7 @@ fn update(entry: &mut i16, bonus: i32) {
 
 /// The bonus for a cutoff at `depth`.
 pub(crate) fn bonus(depth: i32) -> i32 {
-    (HISTORY_BONUS_SCALE * depth * depth).min(HISTORY_BONUS_MAX)
+    (HISTORY_BONUS_SCALE.get() * depth * depth).min(HISTORY_BONUS_MAX.get())
 }
 
 impl Histories {

@@ -232,7 +232,7 @@ impl<'a> Searcher<'a> {
     /// One iteration of the current PV line inside an aspiration window.
     fn aspiration(&mut self, depth: i32) -> Result<(), Stopped> {
         let previous = self.root_moves[self.pv_index].previous;
-        let mut delta = ASPIRATION_DELTA;
+        let mut delta = ASPIRATION_DELTA.get();
         let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH
             && !previous.is_decisive()
             && previous > -Score::INFINITE

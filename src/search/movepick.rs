@@ -39,7 +39,7 @@ pub(crate) struct Ordering<'a> {
 fn tactical_score(m: Move, side: shakmaty::Color, histories: &Histories) -> i32 {
     let victim = m.capture().map_or(0, value);
     let promo = m.promotion().map_or(0, value);
-    (victim + promo) * 8 + histories.capture(side, m) / CAPTURE_HISTORY_DIVISOR
+    (victim + promo) * 8 + histories.capture(side, m) / CAPTURE_HISTORY_DIVISOR.get()
 }
 
 const GOOD_TACTICAL: i32 = 2_000_000;
