@@ -23,6 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "lazuli.h"
 
 #define ENGINES 4
@@ -165,12 +169,29 @@ static long rss_kb(void) {
     return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* What glibc's allocator says, in kB: memory handed out (heap chunks in use plus mmapped
+ * blocks) and free memory it keeps in its arenas. If resident memory grows while the first
+ * stays flat, the growth is memory the allocator holds, not memory lazuli keeps. */
+static void heap_kb(long *in_use, long *free_held) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    struct mallinfo2 m = mallinfo2();
+    *in_use = (long)((m.uordblks + m.hblkhd) / 1024);
+    *free_held = (long)(m.fordblks / 1024);
+#else
+    *in_use = -1;
+    *free_held = -1;
+#endif
+}
+
 int main(int argc, char **argv) {
     long seconds = argc > 1 ? atol(argv[1]) : 60;
     long sample = argc > 2 ? atol(argv[2]) : 60;
     uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 1;
+    /* trim = 1: glibc's malloc_trim(0) before each sample, which returns the free memory of
+     * every arena to the system (tells allocator retention from growth). */
+    int trim = argc > 4 ? atoi(argv[4]) : 0;
     if (seconds <= 0 || sample <= 0) {
-        fprintf(stderr, "usage: soak [seconds] [sample seconds] [seed]\n");
+        fprintf(stderr, "usage: soak [seconds] [sample seconds] [seed] [trim 0|1]\n");
         return 2;
     }
     lazuli_engine *engines[ENGINES];
@@ -190,13 +211,20 @@ int main(int argc, char **argv) {
     long first = 0, last = 0, peak = 0;
     for (long t = sample; t <= seconds; t += sample) {
         sleep_ms(sample * 1000);
+#ifdef __GLIBC__
+        if (trim) malloc_trim(0);
+#endif
         long kb = rss_kb();
+        long in_use, free_held;
+        heap_kb(&in_use, &free_held);
         /* The first sample is taken after a warm-up: tables and histories are allocated. */
         if (first == 0) first = kb;
         last = kb;
         if (kb > peak) peak = kb;
-        printf("t %lds rss %ld kB calls %ld searches %ld failures %ld\n", t, kb,
-               atomic_load(&calls), atomic_load(&searches), atomic_load(&failures));
+        printf("t %lds rss %ld kB heap in use %ld kB free held %ld kB calls %ld searches %ld "
+               "failures %ld\n",
+               t, kb, in_use, free_held, atomic_load(&calls), atomic_load(&searches),
+               atomic_load(&failures));
         fflush(stdout);
     }
     atomic_store(&stop_all, 1);
