@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Nodes per second of N threads against one, over UCI, as a GUI sees them.
+
+For each engine given, for each of the first --positions positions of benches/positions.epd,
+plays `go movetime T` with Threads=1 and with Threads=N in turn (alternating which goes first,
+--rounds times, a fresh `ucinewgame` before each search), and takes the nodes per second of
+each search from its last `info ... nodes ... time ...` line. Prints, per engine, the median
+over positions and rounds of the per-search ratio (N-thread nps / the 1-thread nps of the same
+position and round) and the ratio of the summed nodes per summed time.
+
+    python3 tools/nps_probe.py --engine target/release/lazuli --engine /usr/games/stockfish \\
+        --threads 2 --movetime 2000 --positions 12 --rounds 2
+
+Needs an otherwise idle machine: anything else running shows up as lost scaling.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Uci:
+    def __init__(self, cmd, hash_mb):
+        self.p = subprocess.Popen(cmd.split(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.send("uci")
+        self.until("uciok")
+        self.send(f"setoption name Hash value {hash_mb}")
+        self.threads = None
+
+    def send(self, line):
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def until(self, prefix):
+        lines = []
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError("engine exited")
+            lines.append(line.strip())
+            if line.startswith(prefix):
+                return lines
+
+    def search(self, fen, threads, movetime):
+        if threads != self.threads:
+            self.send(f"setoption name Threads value {threads}")
+            self.threads = threads
+        self.send("ucinewgame")
+        self.send("isready")
+        self.until("readyok")
+        self.send(f"position fen {fen}")
+        self.send(f"go movetime {movetime}")
+        nodes = ms = None
+        for line in self.until("bestmove"):
+            words = line.split()
+            if words and words[0] == "info" and "nodes" in words and "time" in words:
+                nodes = int(words[words.index("nodes") + 1])
+                ms = int(words[words.index("time") + 1])
+        if not nodes or not ms:
+            raise RuntimeError(f"no nodes/time info for {fen}")
+        return nodes, ms
+
+    def quit(self):
+        self.send("quit")
+        self.p.wait(timeout=10)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", action="append", required=True, help="engine command (repeatable)")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--movetime", type=int, default=2000, help="ms per search")
+    ap.add_argument("--positions", type=int, default=12)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--hash", type=int, default=64)
+    ap.add_argument("--epd", default=os.path.join(HERE, "..", "benches", "positions.epd"))
+    args = ap.parse_args()
+
+    with open(args.epd) as f:
+        fens = [" ".join(l.split()[:6]) for l in f if l.strip()][: args.positions]
+    engines = [Uci(cmd, args.hash) for cmd in args.engine]
+    ratios = {cmd: [] for cmd in args.engine}
+    sums = {cmd: {1: [0, 0], args.threads: [0, 0]} for cmd in args.engine}
+    for rnd in range(args.rounds):
+        for i, fen in enumerate(fens):
+            # Alternate the engines and the thread counts so that drift hits all alike.
+            order = [1, args.threads] if (rnd + i) % 2 == 0 else [args.threads, 1]
+            for cmd, e in (zip(args.engine, engines) if i % 2 == 0 else reversed(list(zip(args.engine, engines)))):
+                nps = {}
+                for t in order:
+                    nodes, ms = e.search(fen, t, args.movetime)
+                    nps[t] = nodes / ms
+                    sums[cmd][t][0] += nodes
+                    sums[cmd][t][1] += ms
+                ratios[cmd].append(nps[args.threads] / nps[1])
+                print(f"round {rnd + 1} position {i + 1:2d} {os.path.basename(cmd.split()[0]):12s} "
+                      f"1 thread {nps[1] * 1000:12,.0f} nps  {args.threads} threads "
+                      f"{nps[args.threads] * 1000:12,.0f} nps  ratio {ratios[cmd][-1]:.3f}", flush=True)
+    for cmd, e in zip(args.engine, engines):
+        e.quit()
+        s = sums[cmd]
+        total = (s[args.threads][0] / s[args.threads][1]) / (s[1][0] / s[1][1])
+        print(f"{cmd}: {args.threads}-thread / 1-thread nps: median {statistics.median(ratios[cmd]):.3f} "
+              f"(min {min(ratios[cmd]):.3f}, max {max(ratios[cmd]):.3f}, {len(ratios[cmd])} pairs), "
+              f"summed {total:.3f}")
+
+
+if __name__ == "__main__":
+    main()
