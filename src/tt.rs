@@ -32,6 +32,13 @@
 //! time). A key picks its bucket by the high half of `key * buckets` (Lemire's multiply-shift
 //! range reduction). The buckets live in fixed-size chunks so that allocation and clearing are
 //! done by several threads in parallel, each touching its own chunks.
+//!
+//! Every chunk reserves at least 32 MiB of address space (a smaller table uses the first part
+//! of its one chunk; only the pages it uses become resident). glibc serves requests of that
+//! size with `mmap` whatever its dynamic threshold, and gives them back to the system on
+//! `free`. With 2 MiB chunks, once one chunk had been freed, glibc raised its threshold and
+//! served the next tables from its arenas, which kept the freed memory: the C soak (4 engines,
+//! 12 host threads changing `Hash` and `Threads`) held 500 MB resident for 30 MB in use.
 
 use shakmaty::{Chess, Move, Position as _, Role, Square};
 
@@ -40,8 +47,10 @@ use crate::score::Score;
 use crate::sync::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 const ENTRIES_PER_BUCKET: usize = 4;
-/// Buckets per chunk: 2^15 buckets of 64 bytes, 2 MiB.
-const CHUNK_SHIFT: u32 = 15;
+/// Buckets per chunk: 2^19 buckets of 64 bytes, 32 MiB, the most glibc's dynamic `mmap`
+/// threshold can reach (`DEFAULT_MMAP_THRESHOLD_MAX` on 64-bit), so that each chunk is its own
+/// mapping. See the module's layout notes.
+const CHUNK_SHIFT: u32 = 19;
 const CHUNK_BUCKETS: usize = 1 << CHUNK_SHIFT;
 /// Stored depth is `depth + DEPTH_OFFSET` so that quiescence entries (depth 0 and below) fit.
 const DEPTH_OFFSET: i32 = 4;
@@ -203,7 +212,9 @@ fn stored_depth(data: u64) -> i32 {
 
 /// The shared transposition table. See the module documentation for its concurrency contract.
 pub struct TranspositionTable {
-    chunks: Vec<Box<[Bucket]>>,
+    /// Each chunk's capacity is at least [`CHUNK_BUCKETS`] (see the layout notes); its length
+    /// is the buckets it holds.
+    chunks: Vec<Vec<Bucket>>,
     buckets: usize,
     generation: AtomicU8,
 }
@@ -226,11 +237,12 @@ impl TranspositionTable {
             )));
         }
         // Ask for the whole size at once first: one request the system can refuse cleanly
-        // (overcommit limits act per request, and the chunks are small), instead of
-        // succeeding chunk by chunk and failing later when the pages are touched.
+        // (overcommit limits act per request), instead of succeeding chunk by chunk and
+        // failing later when the pages are touched. At least a chunk's size, so that it too is
+        // a mapping of its own and freeing it leaves glibc's threshold alone.
         let mut probe: Vec<Bucket> = Vec::new();
         probe
-            .try_reserve_exact(buckets)
+            .try_reserve_exact(buckets.max(CHUNK_BUCKETS))
             .map_err(|_| Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table")))?;
         drop(probe);
 
@@ -240,9 +252,9 @@ impl TranspositionTable {
             .collect();
         let chunks = parallel_map(&lens, threads, |&len| {
             let mut chunk = Vec::new();
-            chunk.try_reserve_exact(len).ok()?;
+            chunk.try_reserve_exact(CHUNK_BUCKETS).ok()?;
             chunk.resize_with(len, Bucket::default);
-            Some(chunk.into_boxed_slice())
+            Some(chunk)
         });
         let chunks: Option<Vec<_>> = chunks.into_iter().collect();
         let chunks = chunks
@@ -539,6 +551,23 @@ mod tests {
         assert!(tt.probe(rng).is_none());
     }
 
+    /// Every chunk reserves a full chunk's size whatever the table's, so that glibc maps each
+    /// one on its own and unmaps it on `free` (see the layout notes); the buckets in use are
+    /// the table's and no more.
+    #[test]
+    fn every_chunk_is_a_mapping_of_its_own() {
+        for mb in [1, 16, 32, 33, 100] {
+            let tt = TranspositionTable::new(mb, 2).unwrap();
+            assert!(
+                tt.chunks.iter().all(|c| c.capacity() >= CHUNK_BUCKETS),
+                "{mb} MB"
+            );
+            let used: usize = tt.chunks.iter().map(Vec::len).sum();
+            assert_eq!(used, tt.buckets, "{mb} MB");
+            assert_eq!(used * std::mem::size_of::<Bucket>(), mb << 20, "{mb} MB");
+        }
+    }
+
     #[test]
     fn impossible_size_is_an_error_not_an_abort() {
         assert!(matches!(
@@ -560,7 +589,7 @@ mod loom_tests {
     /// `std` threads and reads `/proc/meminfo`, neither of which loom models.
     fn one_bucket() -> Arc<TranspositionTable> {
         Arc::new(TranspositionTable {
-            chunks: vec![vec![Bucket::default()].into_boxed_slice()],
+            chunks: vec![vec![Bucket::default()]],
             buckets: 1,
             generation: AtomicU8::new(0),
         })
