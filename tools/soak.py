@@ -9,6 +9,9 @@ schedule below, in turn: the time control (1 s + 0.01 s or 3 s + 0.03 s), lazuli
 (1, 2 or 4) and `Ponder` (on or off) for each side, and the opponent (lazuli itself, or a
 Debian engine given with --opponent). Openings: the book's positions in order.
 
+With --trace every move is written down (kind: plain, ponder hit or ponder miss; the clock
+before it; the time spent), which is how the time losses of the first soak were explained.
+
 The clock is kept here: the time from sending `go` to reading `bestmove` is charged to the
 side to move (pondering is free until `ponderhit`, as in a GUI); a side whose clock falls
 below -MARGIN ms (default 100, as match.py and cutechess) loses on time, and every move that
@@ -141,12 +144,15 @@ def main():
     ap.add_argument("--grace-s", type=float, default=5.0)
     ap.add_argument("--maxplies", type=int, default=400)
     ap.add_argument("--log", help="append one line per game here too")
+    ap.add_argument("--trace", help="append one line per move here: game, ply, side, kind "
+                    "(plain, ponder hit or miss), clock before the move and time spent, in ms")
     args = ap.parse_args()
 
     with open(args.book) as f:
         openings = [" ".join(l.split()[:4]) + " 0 1" for l in f if l.strip()]
     random.Random(args.seed).shuffle(openings)
     log = open(args.log, "a") if args.log else None
+    trace_file = open(args.trace, "a") if args.trace else None
     counts = {"games": 0, "time": 0, "illegal": 0, "crash": 0, "hang": 0, "error": 0, "maxplies": 0, "opponent": 0}
     for i in range(args.first, args.first + args.games):
         tc, (t1, p1), (t2, p2), vs_other = settings(i, args.opponent)
@@ -160,7 +166,11 @@ def main():
             b = open_engine(args.engine, t2, args.hash)
         white, black = (a, b) if lazuli_white else (b, a)
         ponders = {chess.WHITE: p1 if lazuli_white else p2, chess.BLACK: p2 if lazuli_white else p1}
-        result, reason, plies, fault = play_game(fen, white, black, ponders, tc, args.margin_ms, args.grace_s, args.maxplies)
+        def trace(ply, side, kind, before, spent, game=i):
+            trace_file.write(f"{game} {ply} {'white' if side == chess.WHITE else 'black'} {kind} "
+                             f"{before * 1000:.1f} {spent * 1000:.1f}\n")
+        result, reason, plies, fault = play_game(fen, white, black, ponders, tc, args.margin_ms, args.grace_s,
+                                                 args.maxplies, trace if trace_file else None)
         # A failure of the opponent is reported but not counted against lazuli.
         opponent_fault = fault is not None and vs_other and (fault == chess.WHITE) != lazuli_white
         if opponent_fault:
