@@ -13,8 +13,9 @@
 //!   having dropped its share of the job.
 //! - The main search thread, once its own search is over and the stop flag set, calls
 //!   [`Lobby::close`]: the job is taken out (no helper joins after that); then, having reported
-//!   the best move, [`Lobby::wait_empty`]: it waits until `active` is zero. A helper that was not scheduled in time never joins: the end of a
-//!   search waits only for helpers that searched it, and `go` woke them all with one call.
+//!   the best move, [`Lobby::wait_empty`]: it waits until `active` is zero. A helper that was
+//!   not scheduled in time never joins: the end of a search waits only for helpers that
+//!   searched it, and `go` woke them all with one call.
 //! - [`Lobby::new_game`] bumps `new_game`; each helper clears its history once per value, before
 //!   joining any later search. [`Lobby::shut`] ends every helper's loop.
 //!
