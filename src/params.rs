@@ -17,9 +17,11 @@ use std::time::Duration;
 /// `static`, which the compiler folds into the code like a `const`. Built with
 /// `--features tune`, every tunable is also a UCI spin option of the same name
 /// (`setoption name RFP_MARGIN value 90`) and the UCI command `tune` prints them in
-/// OpenBench's SPSA input format; the value then lives in a process-wide atomic (`Relaxed`: a tuner sets it
-/// between games, and a search that reads an old value mid-change is merely a search with the
-/// old value), so every engine of a tune process shares it.
+/// OpenBench's SPSA input format.
+///
+/// Concurrency (tune builds): the value lives in a process-wide atomic, so every engine of a
+/// tune process shares it. `Relaxed` suffices: a tuner sets it between games, and a search
+/// that reads an old value while it changes is merely a search with the old value.
 #[cfg_attr(not(feature = "tune"), allow(dead_code))] // name and range serve tune builds
 pub struct Tunable {
     /// The option's name: the constant's own.
