@@ -66,7 +66,7 @@ c-soak: lib
 c-soak-valgrind: lib
 	mkdir -p target/c
 	$(CC) $(CFLAGS_STRICT) -Iinclude tests/c/soak.c $(LIB) $(NATIVE_LIBS) -o target/c/soak
-	$(VALGRIND) target/c/soak $(SECONDS) $(SAMPLE) $(SEED) $(TRIM)
+	$(VALGRIND) target/c/soak $(SECONDS) $(SAMPLE) $(SEED) $(TRIM) 0
 
 # NPS through the C library against the UCI binary, alternating.
 bench-c:
