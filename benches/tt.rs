@@ -22,7 +22,7 @@ fn bench(c: &mut Criterion) {
     // 256 MB and two million random keys over it: probes mostly miss the caches, as in a real
     // search with a big table (the search hides part of that latency by touching the bucket
     // early, see `TranspositionTable::prefetch`).
-    let tt = TranspositionTable::new(256, 2).unwrap();
+    let tt = TranspositionTable::new(256).unwrap();
     let ks = keys(1 << 21);
     for &k in &ks[..1 << 20] {
         tt.store(k, PackedMove(0x123), Score(17), Score(3), 9, Bound::Exact);

@@ -87,7 +87,7 @@ impl Engine {
         let options = Options::default();
         let state = Arc::new(SearchState::new());
         Ok(Engine {
-            tt: Arc::new(TranspositionTable::new(options.hash_mb, options.threads)?),
+            tt: Arc::new(TranspositionTable::new(options.hash_mb)?),
             pool: ThreadPool::new(options.threads, Arc::clone(&state))?,
             state,
             net: load_net(&options.eval_file)?,
@@ -284,16 +284,15 @@ impl Engine {
             Setting::Hash(mb) => {
                 // Free the old table first so that both never need to fit at once; if the new
                 // one fails, allocate the old size again.
-                let threads = self.options.threads;
                 let old_mb = self.options.hash_mb;
-                self.tt = Arc::new(TranspositionTable::new(1, 1)?);
-                match TranspositionTable::new(mb, threads) {
+                self.tt = Arc::new(TranspositionTable::new(1)?);
+                match TranspositionTable::new(mb) {
                     Ok(tt) => {
                         self.tt = Arc::new(tt);
                         self.options.hash_mb = mb;
                     }
                     Err(e) => {
-                        self.tt = Arc::new(TranspositionTable::new(old_mb, threads)?);
+                        self.tt = Arc::new(TranspositionTable::new(old_mb)?);
                         return Err(e);
                     }
                 }

@@ -28,10 +28,9 @@
 //!
 //! # Layout
 //!
-//! Buckets of four 16-byte entries, 64 bytes, aligned to a cache line (asserted at compile
-//! time). A key picks its bucket by the high half of `key * buckets` (Lemire's multiply-shift
-//! range reduction). The buckets live in fixed-size chunks so that allocation and clearing are
-//! done by several threads in parallel, each touching its own chunks.
+//! Buckets of four 16-byte entries, 64 bytes, each on one cache line. A key picks its bucket by the high half of `key * buckets` (Lemire's multiply-shift
+//! range reduction). The buckets live in fixed-size chunks so that clearing is done by several
+//! threads in parallel, each writing its own chunks.
 //!
 //! Every chunk reserves at least 32 MiB of address space (a smaller table uses the first part
 //! of its one chunk; only the pages it uses become resident). glibc serves requests of that
@@ -39,6 +38,16 @@
 //! `free`. With 2 MiB chunks, once one chunk had been freed, glibc raised its threshold and
 //! served the next tables from its arenas, which kept the freed memory: the C soak (4 engines,
 //! 12 host threads changing `Hash` and `Threads`) held 500 MB resident for 30 MB in use.
+//!
+//! A chunk is allocated zeroed (`calloc`, through `bytemuck`'s safe zeroed allocation), which
+//! for a mapping of its own costs no write: the system hands out zero pages as they are first
+//! touched, so a new table of any size is ready at once and a small search touches only the
+//! pages it uses. (Written entry by entry, a 16 MB table took 4,096 page faults before its
+//! first probe: the C API fuzz target, which creates an engine per input, ran 343 inputs a
+//! second.) The allocator aligns the chunk to 16 bytes, not 64 (Rust's zeroed allocation
+//! with a larger alignment writes the zeroes itself), so buckets start at the chunk's first
+//! 64-byte boundary; on an allocator that gave less than 16 the buckets would straddle cache
+//! lines, which costs speed, never correctness.
 
 use shakmaty::{Chess, Move, Position as _, Role, Square};
 
@@ -158,22 +167,69 @@ pub struct TtHit {
 }
 
 #[derive(Default)]
+#[cfg_attr(not(loom), derive(bytemuck::Zeroable))]
 struct Entry {
     check: AtomicU64,
     data: AtomicU64,
 }
 
-/// Four entries on one 64-byte cache line.
-#[derive(Default)]
-#[repr(align(64))]
-struct Bucket {
-    entries: [Entry; ENTRIES_PER_BUCKET],
-}
+/// Four entries on one 64-byte cache line (see [`Chunk`]).
+type Bucket = [Entry; ENTRIES_PER_BUCKET];
 
 // Loom's atomics are larger than a machine word: the layout holds for the real build only.
 #[cfg(not(loom))]
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
-const _: () = assert!(std::mem::align_of::<Bucket>() == 64);
+
+/// A chunk of buckets: zeroed entries, bucket 0 at the first 64-byte boundary (see the
+/// layout notes).
+struct Chunk {
+    /// At least [`CHUNK_BUCKETS`] buckets' worth (plus the alignment's slack) whatever the
+    /// chunk's length, so that the chunk is a mapping of its own.
+    entries: Box<[Entry]>,
+    /// Index in `entries` of bucket 0's first entry.
+    first: usize,
+    /// Buckets in use.
+    len: usize,
+}
+
+impl Chunk {
+    /// `None` when the memory cannot be had.
+    fn new(len: usize) -> Option<Chunk> {
+        let room = len.max(CHUNK_BUCKETS) * ENTRIES_PER_BUCKET + ENTRIES_PER_BUCKET - 1;
+        let entries = zeroed_entries(room)?;
+        let misalignment = entries.as_ptr() as usize % 64;
+        let first = (64 - misalignment) % 64 / std::mem::size_of::<Entry>();
+        Some(Chunk {
+            entries,
+            first,
+            len,
+        })
+    }
+
+    fn bucket(&self, index: usize) -> &Bucket {
+        let start = self.first + index * ENTRIES_PER_BUCKET;
+        self.entries[start..start + ENTRIES_PER_BUCKET]
+            .try_into()
+            .expect("a bucket is four entries")
+    }
+
+    /// The entries of the buckets in use, in order.
+    fn used(&self) -> &[Entry] {
+        &self.entries[self.first..self.first + self.len * ENTRIES_PER_BUCKET]
+    }
+}
+
+/// `len` zeroed entries, or `None` when the memory cannot be had.
+#[cfg(not(loom))]
+fn zeroed_entries(len: usize) -> Option<Box<[Entry]>> {
+    bytemuck::allocation::try_zeroed_slice_box(len).ok()
+}
+
+/// Loom's atomics cannot be allocated zeroed; the loom models build tables of one bucket.
+#[cfg(loom)]
+fn zeroed_entries(len: usize) -> Option<Box<[Entry]>> {
+    Some((0..len).map(|_| Entry::default()).collect())
+}
 
 fn pack(
     mv: PackedMove,
@@ -212,20 +268,19 @@ fn stored_depth(data: u64) -> i32 {
 
 /// The shared transposition table. See the module documentation for its concurrency contract.
 pub struct TranspositionTable {
-    /// Each chunk's capacity is at least [`CHUNK_BUCKETS`] (see the layout notes); its length
-    /// is the buckets it holds.
-    chunks: Vec<Vec<Bucket>>,
+    chunks: Vec<Chunk>,
     buckets: usize,
     generation: AtomicU8,
 }
 
 impl TranspositionTable {
-    /// A table of `mb` MiB (at least one bucket), allocated and cleared by `threads` threads.
+    /// A table of `mb` MiB (at least one bucket), every entry empty. The memory comes zeroed
+    /// from the system and is not written (see the layout notes).
     ///
     /// # Errors
     ///
     /// [`Error::OutOfMemory`] when the memory cannot be reserved; nothing is left allocated.
-    pub fn new(mb: usize, threads: usize) -> Result<TranspositionTable, Error> {
+    pub fn new(mb: usize) -> Result<TranspositionTable, Error> {
         let buckets = (mb.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
         // Linux overcommits: a reservation far beyond free memory succeeds and the process is
         // killed later when the pages are touched. Refuse what the system says is not there.
@@ -247,16 +302,9 @@ impl TranspositionTable {
         drop(probe);
 
         let chunk_count = buckets.div_ceil(CHUNK_BUCKETS);
-        let lens: Vec<usize> = (0..chunk_count)
-            .map(|i| CHUNK_BUCKETS.min(buckets - i * CHUNK_BUCKETS))
+        let chunks: Option<Vec<Chunk>> = (0..chunk_count)
+            .map(|i| Chunk::new(CHUNK_BUCKETS.min(buckets - i * CHUNK_BUCKETS)))
             .collect();
-        let chunks = parallel_map(&lens, threads, |&len| {
-            let mut chunk = Vec::new();
-            chunk.try_reserve_exact(CHUNK_BUCKETS).ok()?;
-            chunk.resize_with(len, Bucket::default);
-            Some(chunk)
-        });
-        let chunks: Option<Vec<_>> = chunks.into_iter().collect();
         let chunks = chunks
             .ok_or_else(|| Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table")))?;
         Ok(TranspositionTable {
@@ -269,13 +317,10 @@ impl TranspositionTable {
     /// Zeroes every entry, with `threads` threads each clearing its own chunks.
     /// Only call while no search runs (entries written meanwhile would survive).
     pub fn clear(&self, threads: usize) {
-        let chunks: Vec<&[Bucket]> = self.chunks.iter().map(|c| &c[..]).collect();
-        parallel_map(&chunks, threads, |chunk| {
-            for bucket in chunk.iter() {
-                for e in &bucket.entries {
-                    e.check.store(0, Relaxed);
-                    e.data.store(0, Relaxed);
-                }
+        parallel_map(&self.chunks, threads, |chunk| {
+            for e in chunk.used() {
+                e.check.store(0, Relaxed);
+                e.data.store(0, Relaxed);
             }
         });
         self.generation.store(0, Relaxed);
@@ -289,19 +334,19 @@ impl TranspositionTable {
 
     fn bucket(&self, key: u64) -> &Bucket {
         let index = ((u128::from(key) * self.buckets as u128) >> 64) as usize;
-        &self.chunks[index >> CHUNK_SHIFT][index & (CHUNK_BUCKETS - 1)]
+        self.chunks[index >> CHUNK_SHIFT].bucket(index & (CHUNK_BUCKETS - 1))
     }
 
     /// Starts fetching the bucket of `key` into the cache: a plain load whose value is not
     /// waited for (`_mm_prefetch` would need `unsafe`, which this crate keeps out of the
     /// table), so the miss overlaps with the work done before the probe.
     pub fn prefetch(&self, key: u64) {
-        std::hint::black_box(self.bucket(key).entries[0].data.load(Relaxed));
+        std::hint::black_box(self.bucket(key)[0].data.load(Relaxed));
     }
 
     /// Looks `key` up. `None` when absent or when the entry was torn by a concurrent store.
     pub fn probe(&self, key: u64) -> Option<TtHit> {
-        for e in &self.bucket(key).entries {
+        for e in self.bucket(key) {
             let data = e.data.load(Relaxed);
             let check = e.check.load(Relaxed);
             if check ^ data == key && data != 0 {
@@ -326,9 +371,9 @@ impl TranspositionTable {
     ) {
         let generation = self.generation.load(Relaxed);
         let bucket = self.bucket(key);
-        let mut target = &bucket.entries[0];
+        let mut target = &bucket[0];
         let mut target_worth = i32::MAX;
-        for e in &bucket.entries {
+        for e in bucket {
             let data = e.data.load(Relaxed);
             let check = e.check.load(Relaxed);
             if check ^ data == key && data != 0 {
@@ -368,18 +413,11 @@ impl TranspositionTable {
         let generation = self.generation.load(Relaxed);
         let mut used = 0u32;
         let mut seen = 0;
-        'outer: for chunk in &self.chunks {
-            for bucket in chunk.iter() {
-                for e in &bucket.entries {
-                    if seen == 1000 {
-                        break 'outer;
-                    }
-                    seen += 1;
-                    let data = e.data.load(Relaxed);
-                    if data != 0 && generation_of(data) == generation {
-                        used += 1;
-                    }
-                }
+        for e in self.chunks.iter().flat_map(Chunk::used).take(1000) {
+            seen += 1;
+            let data = e.data.load(Relaxed);
+            if data != 0 && generation_of(data) == generation {
+                used += 1;
             }
         }
         (used * 1000).checked_div(seen).unwrap_or(0)
@@ -425,7 +463,7 @@ mod tests {
 
     #[test]
     fn store_then_probe_returns_what_was_stored() {
-        let tt = TranspositionTable::new(1, 1).unwrap();
+        let tt = TranspositionTable::new(1).unwrap();
         let key = 0x1234_5678_9abc_def0;
         assert!(tt.probe(key).is_none());
         tt.store(
@@ -452,7 +490,7 @@ mod tests {
 
     #[test]
     fn extreme_values_survive_packing() {
-        let tt = TranspositionTable::new(1, 1).unwrap();
+        let tt = TranspositionTable::new(1).unwrap();
         for (i, (score, depth)) in [
             (Score::mate_in(3), 0),
             (Score::mated_in(100), -3),
@@ -492,7 +530,7 @@ mod tests {
 
     #[test]
     fn replacement_prefers_shallow_and_old_entries() {
-        let tt = TranspositionTable::new(1, 1).unwrap();
+        let tt = TranspositionTable::new(1).unwrap();
         // Keys that share a bucket: the bucket index is the high bits of key * buckets.
         let keys: Vec<u64> = (0..5).map(|i| 0x4000_0000_0000_0000 + i).collect();
         for (i, &k) in keys[..4].iter().enumerate() {
@@ -536,7 +574,7 @@ mod tests {
 
     #[test]
     fn clear_and_hashfull() {
-        let tt = TranspositionTable::new(2, 2).unwrap();
+        let tt = TranspositionTable::new(2).unwrap();
         assert_eq!(tt.hashfull(), 0);
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..200_000 {
@@ -553,16 +591,22 @@ mod tests {
 
     /// Every chunk reserves a full chunk's size whatever the table's, so that glibc maps each
     /// one on its own and unmaps it on `free` (see the layout notes); the buckets in use are
-    /// the table's and no more.
+    /// the table's and no more, each on one cache line, inside the chunk.
     #[test]
     fn every_chunk_is_a_mapping_of_its_own() {
         for mb in [1, 16, 32, 33, 100] {
-            let tt = TranspositionTable::new(mb, 2).unwrap();
-            assert!(
-                tt.chunks.iter().all(|c| c.capacity() >= CHUNK_BUCKETS),
-                "{mb} MB"
-            );
-            let used: usize = tt.chunks.iter().map(Vec::len).sum();
+            let tt = TranspositionTable::new(mb).unwrap();
+            for c in &tt.chunks {
+                assert!(
+                    c.entries.len() >= CHUNK_BUCKETS * ENTRIES_PER_BUCKET,
+                    "{mb} MB"
+                );
+                assert!(c.first < ENTRIES_PER_BUCKET, "{mb} MB");
+                assert_eq!(c.bucket(0).as_ptr() as usize % 64, 0, "{mb} MB");
+                assert_eq!(c.used().len(), c.len * ENTRIES_PER_BUCKET, "{mb} MB");
+                assert!(c.first + c.used().len() <= c.entries.len(), "{mb} MB");
+            }
+            let used: usize = tt.chunks.iter().map(|c| c.len).sum();
             assert_eq!(used, tt.buckets, "{mb} MB");
             assert_eq!(used * std::mem::size_of::<Bucket>(), mb << 20, "{mb} MB");
         }
@@ -571,7 +615,7 @@ mod tests {
     #[test]
     fn impossible_size_is_an_error_not_an_abort() {
         assert!(matches!(
-            TranspositionTable::new(usize::MAX >> 21, 1),
+            TranspositionTable::new(usize::MAX >> 21),
             Err(Error::OutOfMemory(_))
         ));
     }
@@ -589,7 +633,11 @@ mod loom_tests {
     /// `std` threads and reads `/proc/meminfo`, neither of which loom models.
     fn one_bucket() -> Arc<TranspositionTable> {
         Arc::new(TranspositionTable {
-            chunks: vec![vec![Bucket::default()]],
+            chunks: vec![Chunk {
+                entries: (0..ENTRIES_PER_BUCKET).map(|_| Entry::default()).collect(),
+                first: 0,
+                len: 1,
+            }],
             buckets: 1,
             generation: AtomicU8::new(0),
         })

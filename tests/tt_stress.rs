@@ -87,7 +87,7 @@ fn one_bucket(r: u64) -> u64 {
 
 #[test]
 fn threads_fighting_over_one_bucket_never_read_a_torn_entry() {
-    let tt = Arc::new(TranspositionTable::new(1, 1).unwrap());
+    let tt = Arc::new(TranspositionTable::new(1).unwrap());
     let hits = hammer(&tt, 8, 3_000_000, one_bucket);
     assert!(hits > 1_000_000, "{hits}");
 }
@@ -97,7 +97,7 @@ fn many_threads_on_one_table_never_read_a_wrong_entry() {
     let threads = 16; // far more than the cores of a CI machine
     let rounds = 1_000_000;
     // 1 MB: 16384 buckets, and 100 000 distinct keys: constant replacement and collisions.
-    let tt = Arc::new(TranspositionTable::new(1, 2).unwrap());
+    let tt = Arc::new(TranspositionTable::new(1).unwrap());
     let hits = hammer(&tt, threads, rounds, |r| {
         (r % 100_000).wrapping_mul(0xc4ce_b9fe_1a85_ec53) | 1
     });
