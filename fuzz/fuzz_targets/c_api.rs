@@ -408,6 +408,15 @@ fn bounded_option(name: Option<&CStr>, value: Option<&CStr>) -> Option<CString> 
     }
 }
 
+/// The string a copying call (`fen`, `last_error`) wrote into `storage`: a finding unless
+/// it is NUL-terminated inside the buffer.
+fn copied(storage: &[c_char], call: &str) -> CString {
+    let bytes: Vec<u8> = storage.iter().map(|&c| c as u8).collect();
+    CStr::from_bytes_until_nul(&bytes)
+        .unwrap_or_else(|_| panic!("{call} did not NUL-terminate"))
+        .to_owned()
+}
+
 /// Panics (a finding) unless `code` is one of `allowed`, with the engine's last error.
 fn check(call: &str, code: u32, allowed: &[u32]) {
     if !allowed.contains(&code) {
@@ -820,9 +829,7 @@ impl Harness {
                 );
                 if !buf.null && !storage.is_empty() {
                     let full = self.fen();
-                    assert!(storage.contains(&0), "fen did not NUL-terminate");
-                    // SAFETY: NUL-terminated inside the buffer, checked just above.
-                    let got = unsafe { CStr::from_ptr(storage.as_ptr()) };
+                    let got = copied(&storage, "fen");
                     let keep = full.len().min(storage.len() - 1);
                     assert_eq!(
                         got.to_bytes(),
@@ -842,9 +849,7 @@ impl Harness {
                     return;
                 }
                 if !buf.null && !storage.is_empty() {
-                    assert!(storage.contains(&0), "last_error did not NUL-terminate");
-                    // SAFETY: NUL-terminated inside the buffer, checked just above.
-                    let got = unsafe { CStr::from_ptr(storage.as_ptr()) };
+                    let got = copied(&storage, "last_error");
                     assert_eq!(got.to_bytes().len(), n.min(storage.len() - 1));
                 }
             }
