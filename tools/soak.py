@@ -15,7 +15,8 @@ before it; the time spent), which is how the time losses of the first soak were 
 The clock is kept here: the time from sending `go` to reading `bestmove` is charged to the
 side to move (pondering is free until `ponderhit`, as in a GUI); a side whose clock falls
 below -MARGIN ms (default 100, as match.py and cutechess) loses on time, and every move that
-overstepped by less is counted as late. A move is illegal if python-chess says so; an engine that
+overstepped by less is counted as late, for lazuli or for the opponent, and written on the game's
+line. A move is illegal if python-chess says so; an engine that
 exits is a crash; one that sends no `bestmove` within its clock plus GRACE seconds hangs.
 No adjudication but --maxplies (a draw, counted apart).
 
@@ -65,7 +66,9 @@ def open_engine(cmd, threads, hash_mb):
 
 
 def play_game(fen, white, black, ponders, tc, margin_ms, grace_s, maxplies, trace=None):
-    """Returns (result, reason, plies, side at fault or None). result: '1-0', '0-1', '1/2-1/2'.
+    """Returns (result, reason, plies, side at fault or None, late moves). result: '1-0', '0-1',
+    '1/2-1/2'; late moves: (side, ms over the clock) of each move that overstepped by less than
+    the margin.
 
     `trace`, if given, is called for every move with (ply, side, kind, clock before, spent),
     kind being `plain`, `hit` (the move pondered on came: `ponderhit`) or `miss` (`stop`, the
@@ -75,9 +78,10 @@ def play_game(fen, white, black, ponders, tc, margin_ms, grace_s, maxplies, trac
     clocks = {chess.WHITE: tc[0], chess.BLACK: tc[0]}
     engines = {chess.WHITE: white, chess.BLACK: black}
     plies = 0
+    late = []
     while not board.is_game_over(claim_draw=True):
         if plies >= maxplies:
-            return "1/2-1/2", "maxplies", plies, None
+            return "1/2-1/2", "maxplies", plies, None, late
         side = board.turn
         limit = chess.engine.Limit(
             white_clock=max(clocks[chess.WHITE], 0.001),
@@ -97,33 +101,31 @@ def play_game(fen, white, black, ponders, tc, margin_ms, grace_s, maxplies, trac
             # move that takes longer than the clock plus the grace period.
             play = engine.play(board, limit, ponder=ponders[side])
         except chess.engine.EngineTerminatedError:
-            return loss(side), "crash", plies, side
+            return loss(side), "crash", plies, side, late
         except chess.engine.EngineError as e:
-            return loss(side), f"engine error: {e}", plies, side
+            return loss(side), f"engine error: {e}", plies, side, late
         except TimeoutError:
-            return loss(side), "hang", plies, side
+            return loss(side), "hang", plies, side, late
         spent = time.monotonic() - start
         expected[side] = play.ponder
         if trace:
             trace(plies, side, kind, before, spent)
         if spent > clocks[side] + grace_s:
-            return loss(side), "hang", plies, side
+            return loss(side), "hang", plies, side, late
         clocks[side] -= spent
-        if clocks[side] < 0:
-            LATE[0] += 1
         if clocks[side] < -margin_ms / 1000:
-            return loss(side), f"time ({clocks[side] * 1000:.0f} ms)", plies, side
+            return loss(side), f"time ({clocks[side] * 1000:.0f} ms)", plies, side, late
+        if clocks[side] < 0:
+            late.append((side, -clocks[side] * 1000))
         clocks[side] += tc[1]
         move = play.move
         if move is None or move not in board.legal_moves:
-            return loss(side), f"illegal move {move}", plies, side
+            return loss(side), f"illegal move {move}", plies, side, late
         board.push(move)
         plies += 1
-    return board.result(claim_draw=True), "rules", plies, None
+    return board.result(claim_draw=True), "rules", plies, None, late
 
 
-# Moves that overstepped the clock by less than the margin (not losses, but counted).
-LATE = [0]
 
 
 def loss(side):
@@ -153,7 +155,8 @@ def main():
     random.Random(args.seed).shuffle(openings)
     log = open(args.log, "a") if args.log else None
     trace_file = open(args.trace, "a") if args.trace else None
-    counts = {"games": 0, "time": 0, "illegal": 0, "crash": 0, "hang": 0, "error": 0, "maxplies": 0, "opponent": 0}
+    counts = {"games": 0, "time": 0, "illegal": 0, "crash": 0, "hang": 0, "error": 0, "maxplies": 0, "opponent": 0,
+              "late lazuli": 0, "late opponent": 0}
     for i in range(args.first, args.first + args.games):
         tc, (t1, p1), (t2, p2), vs_other = settings(i, args.opponent)
         fen = openings[(i // 2) % len(openings)]
@@ -169,7 +172,7 @@ def main():
         def trace(ply, side, kind, before, spent, game=i):
             trace_file.write(f"{game} {ply} {'white' if side == chess.WHITE else 'black'} {kind} "
                              f"{before * 1000:.1f} {spent * 1000:.1f}\n")
-        result, reason, plies, fault = play_game(fen, white, black, ponders, tc, args.margin_ms, args.grace_s,
+        result, reason, plies, fault, late = play_game(fen, white, black, ponders, tc, args.margin_ms, args.grace_s,
                                                  args.maxplies, trace if trace_file else None)
         # A failure of the opponent is reported but not counted against lazuli.
         opponent_fault = fault is not None and vs_other and (fault == chess.WHITE) != lazuli_white
@@ -188,11 +191,15 @@ def main():
             counts[key] += 1
         line = (f"game {i} tc {tc[0]}+{tc[1]} lazuli threads {t1} ponder {p1} as {'white' if lazuli_white else 'black'} "
                 f"vs {'opponent' if vs_other else f'lazuli threads {t2} ponder {p2}'}: {result} by {reason} after {plies} plies")
+        # Moves over the clock by less than the margin: not losses, but counted, per engine.
+        for side, ms in late:
+            who = "opponent" if vs_other and (side == chess.WHITE) != lazuli_white else "lazuli"
+            counts[f"late {who}"] += 1
+            line += f"; late: {who} ({'white' if side == chess.WHITE else 'black'}) {ms:.0f} ms"
         print(line, flush=True)
         if log:
             log.write(line + "\n")
             log.flush()
-    counts["late moves"] = LATE[0]
     summary = " ".join(f"{k} {v}" for k, v in counts.items())
     print(f"summary: {summary}", flush=True)
     if log:
