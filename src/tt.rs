@@ -28,9 +28,10 @@
 //!
 //! # Layout
 //!
-//! Buckets of four 16-byte entries, 64 bytes, each on one cache line. A key picks its bucket by the high half of `key * buckets` (Lemire's multiply-shift
-//! range reduction). The buckets live in fixed-size chunks so that clearing is done by several
-//! threads in parallel, each writing its own chunks.
+//! Buckets of four 16-byte entries, 64 bytes, each on one cache line. A key picks its bucket
+//! by the high half of `key * buckets` (Lemire's multiply-shift range reduction). The buckets
+//! live in fixed-size chunks so that clearing is done by several threads in parallel, each
+//! writing its own chunks.
 //!
 //! Every chunk reserves at least 32 MiB of address space (a smaller table uses the first part
 //! of its one chunk; only the pages it uses become resident). glibc serves requests of that
