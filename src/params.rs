@@ -87,6 +87,15 @@ pub(crate) const ASPIRATION_MAX_DELTA: i32 = 1000;
 pub(crate) const CHECK_EXTENSION_PLY_FACTOR: usize = 2;
 /// History scores stay within +-this (gravity formula; the tables hold `i16`).
 pub(crate) const HISTORY_MAX: i32 = 16_384;
+/// Pawn correction history (search/history.rs): slots per side to move (a power of two) ...
+pub(crate) const CORRECTION_SIZE: usize = 16_384;
+/// ... each in 1/`CORRECTION_GRAIN` centipawns ...
+pub(crate) const CORRECTION_GRAIN: i32 = 256;
+/// ... within +-this (32 centipawns; the table holds `i16`) ...
+pub(crate) const CORRECTION_MAX: i32 = CORRECTION_GRAIN * 32;
+/// ... and a search of depth `d` moves its slot `min(d + 1, this)` 256ths of the way to its
+/// result (viridithas, Ethereal).
+pub(crate) const CORRECTION_WEIGHT_MAX: i32 = 16;
 
 tunables! {
     /// Initial half-width of the aspiration window, in centipawns; it grows by half on each
@@ -134,6 +143,18 @@ tunables! {
     /// One ply less (more) reduction per this much quiet history (butterfly plus
     /// continuations).
     LMR_HISTORY_DIVISOR = 12288 in 2048..=32768;
+
+    /// One ply more reduction at expected cut nodes (Stockfish: about 2).
+    LMR_CUT_NODE = 1 in 0..=3;
+    /// One ply more reduction of quiet moves when the table move is a capture (Stockfish).
+    LMR_TT_CAPTURE = 1 in 0..=2;
+
+    /// ProbCut: from this depth on ...
+    PROBCUT_MIN_DEPTH = 5 in 3..=8;
+    /// ... a capture that beats beta by this margin ...
+    PROBCUT_MARGIN = 200 in 80..=400;
+    /// ... in a search this many plies shallower cuts off.
+    PROBCUT_REDUCTION = 4 in 3..=6;
 
     /// Internal iterative reduction (Ed Schroeder's idea, Stockfish since 2021): a node of at
     /// least this depth without a table move is searched one ply shallower.

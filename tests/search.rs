@@ -130,21 +130,23 @@ fn hard_mate_in_three() {
 /// right one: (id, fen, depth, standard's move, verified's move = the EPD's best move).
 ///
 /// The depths follow the search: with internal iterative reduction and continuation
-/// histories (batch 1 of the modern search, docs/strength.md) zugzwang.001 needs depth 18
-/// instead of 16. zugzwang.004 (Qxh4, found at depth 16 before batch 1) is no longer found by
-/// either mode below depth 24 and is left out; see docs/strength.md.
+/// histories (batch 1 of the modern search, docs/strength.md) zugzwang.001 needed depth 18
+/// instead of 16; zugzwang.004 (Qxh4, found at depth 16 before batch 1) is no longer found by
+/// either mode below depth 24 and is left out. Since batch 3 verified null move finds
+/// zugzwang.001 (Rf1) from depth 20 and zugzwang.005 (Nd5) from depth 18, standard null move
+/// neither up to depth 22.
 const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
     (
         "zugzwang.001",
         "8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1",
-        18,
+        20,
         "e1e5",
         "e1f1",
     ),
     (
         "zugzwang.005",
         "8/8/1p1r1k2/p1pPN1p1/P3KnP1/1P6/8/3R4 b - - 0 1",
-        12,
+        18,
         "f4e2",
         "f4d5",
     ),

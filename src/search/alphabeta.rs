@@ -1,5 +1,7 @@
 //! The alpha-beta search: PVS (NegaScout) with verified null-move pruning, as a numbered
-//! outline. Each step names its source.
+//! outline. Each step names its source; "batch N" names the match that kept it, in
+//! `docs/strength.md` (batch 1: +43 Elo, batch 3: +84 Elo, each over the build before it at
+//! 5 s + 0.05 s).
 
 use shakmaty::{Move, MoveList, Position as _};
 
@@ -8,8 +10,9 @@ use super::movepick::{MovePicker, Ordering};
 use super::{Best, NodeType, NonPv, Outcome, Pv, Searcher};
 use crate::params::{
     CHECK_EXTENSION_PLY_FACTOR, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH,
-    LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH,
-    NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR, NULL_EVAL_MAX, RFP_MARGIN, RFP_MAX_DEPTH,
+    LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR,
+    LMR_MIN_DEPTH, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR, NULL_EVAL_MAX,
+    PROBCUT_MARGIN, PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION, RFP_MARGIN, RFP_MAX_DEPTH,
     SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN, TB_STORE_DEPTH_BONUS,
 };
 use crate::position::{gives_check, is_tactical, see_ge};
@@ -51,7 +54,8 @@ fn lmr_reduction(depth: usize, moves: usize) -> i32 {
 impl Searcher<'_> {
     /// PVS (NegaScout; Campbell and Marsland 1983, Reinefeld 1983) at a node `depth` plies
     /// from the horizon, `ply` plies from the root, with the verification flag of verified
-    /// null-move pruning (true at the root).
+    /// null-move pruning (true at the root) and whether the node is expected to fail high
+    /// (`cut_node`: Knuth and Moore's CUT nodes, as Stockfish tracks them; false at PV nodes).
     pub(super) fn search<N: NodeType>(
         &mut self,
         mut alpha: Score,
@@ -59,6 +63,7 @@ impl Searcher<'_> {
         mut depth: i32,
         ply: usize,
         mut verify: bool,
+        cut_node: bool,
     ) -> Outcome {
         // Step 1. The horizon: resolve captures in quiescence search.
         if depth <= 0 {
@@ -151,15 +156,41 @@ impl Searcher<'_> {
             depth -= 1;
         }
 
-        // Step 7. Static evaluation (none in check).
-        let eval = self.static_eval(in_check, tt_hit);
-        self.stack[ply].eval = eval;
-        let improving = match (eval, ply.checked_sub(2).and_then(|p| self.stack[p].eval)) {
+        // Step 7. Static evaluation (none in check), corrected by the pawn correction history
+        // (batch 3). `improving`: better than two plies earlier.
+        let static_eval = self.static_eval(in_check, tt_hit);
+        let corrected = static_eval.map(|e| e.corrected);
+        self.stack[ply].eval = corrected;
+        let improving = match (
+            corrected,
+            ply.checked_sub(2).and_then(|p| self.stack[p].eval),
+        ) {
             (Some(now), Some(before)) => now > before,
             _ => false,
         };
         self.stack[ply + 2].killers = [None; 2];
         let config = self.job.config;
+
+        // Step 7b. The table's score as a sharper estimate (Stockfish): a bound that lies beyond
+        // the static evaluation in its own direction replaces it for the pruning decisions
+        // below (batch 3).
+        let eval = match (corrected, tt_hit) {
+            (Some(e), Some(hit)) => {
+                let score = hit.score.from_tt(ply);
+                let sharper = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score > e,
+                    Bound::Upper => score < e,
+                    Bound::None => false,
+                };
+                Some(if sharper && !score.is_decisive() {
+                    score
+                } else {
+                    e
+                })
+            }
+            (e, _) => e,
+        };
 
         // Step 8. Reverse futility pruning (static null move; chessprogramming wiki, "Reverse
         // Futility Pruning"): far above beta near the horizon, assume a cutoff.
@@ -201,8 +232,14 @@ impl Searcher<'_> {
                 let margin = eval.map_or(0, |e| (e.0 - beta.0) / NULL_EVAL_DIVISOR.get());
                 r += depth / NULL_DEPTH_DIVISOR.get() + margin.min(NULL_EVAL_MAX.get());
             }
-            let result =
-                self.search::<NonPv>(-beta, -beta + 1, depth - r - 1, ply + 1, child_verify);
+            let result = self.search::<NonPv>(
+                -beta,
+                -beta + 1,
+                depth - r - 1,
+                ply + 1,
+                child_verify,
+                false,
+            );
             self.stack[ply + 1].after_null = false;
             self.unmake();
             let value = -result?;
@@ -219,9 +256,69 @@ impl Searcher<'_> {
             }
         }
 
+        // Step 9b. ProbCut (Buro 1995; Stockfish's form): a capture that wins enough by SEE and
+        // still beats `beta + PROBCUT_MARGIN` in quiescence and then in a search
+        // `PROBCUT_REDUCTION` plies shallower makes a cutoff here very likely; take it
+        // (batch 3). Skipped when the table already says a search that deep stays below.
+        let side = self.pos.turn();
+        let probcut_beta = beta + PROBCUT_MARGIN.get();
+        let probcut_depth = depth - PROBCUT_REDUCTION.get();
+        if !N::PV
+            && config.pruning
+            && !in_check
+            && depth >= PROBCUT_MIN_DEPTH.get()
+            && !beta.is_decisive()
+            && let Some(e) = eval
+            && !tt_hit.is_some_and(|h| {
+                h.bound != Bound::None
+                    && h.depth > probcut_depth
+                    && h.score.from_tt(ply) < probcut_beta
+            })
+        {
+            let mut picker = MovePicker::captures(tt_move.filter(|&m| is_tactical(m)));
+            loop {
+                let ordering = Ordering {
+                    histories: self.histories,
+                    previous: [None; 2],
+                };
+                let Some(m) = picker.next(self.pos.chess(), &ordering) else {
+                    break;
+                };
+                if !see_ge(self.pos.chess().board(), m, probcut_beta.0 - e.0) {
+                    continue;
+                }
+                self.stack[ply].piece_to = Some(piece_to(side, m));
+                self.make(m);
+                let mut value = -self
+                    .qsearch::<NonPv>(-probcut_beta, -probcut_beta + 1, ply + 1)
+                    .inspect_err(|_| self.unmake())?;
+                if value >= probcut_beta {
+                    value = -self
+                        .search::<NonPv>(
+                            -probcut_beta,
+                            -probcut_beta + 1,
+                            probcut_depth,
+                            ply + 1,
+                            verify,
+                            !cut_node,
+                        )
+                        .inspect_err(|_| self.unmake())?;
+                }
+                self.unmake();
+                if value >= probcut_beta {
+                    let best = Best {
+                        score: value,
+                        mv: Some(m),
+                    };
+                    self.tt_store(key, ply, best, static_eval, probcut_depth + 1, Bound::Lower);
+                    return Ok(value);
+                }
+            }
+        }
+
         // Steps 10 to 15: the move loop, entered again once on a zugzwang (Step 16).
         let original_alpha = alpha;
-        let side = self.pos.turn();
+        let tt_capture = tt_move.is_some_and(is_tactical);
         let best = loop {
             let mut best = Best::new(-Score::INFINITE);
             let mut move_count = 0usize;
@@ -311,10 +408,16 @@ impl Searcher<'_> {
                 // Step 13. PVS with late move reductions: the first move with the full window,
                 // the others with a zero window (reduced when late and quiet), re-searched
                 // when they beat alpha.
+                // The first move keeps the node's kind: a PV child of a PV node, a zero-window
+                // child (expected to fail the other way) of any other (batch 3: before it, the
+                // first child of every node was searched as a PV node).
                 let score = if move_count == 1 {
-                    -self
-                        .search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify)
-                        .inspect_err(|_| self.unmake())?
+                    let child = if N::PV {
+                        self.search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify, false)
+                    } else {
+                        self.search::<NonPv>(-beta, -alpha, new_depth, ply + 1, verify, !cut_node)
+                    };
+                    -child.inspect_err(|_| self.unmake())?
                 } else {
                     let mut reduction = 0;
                     if config.lmr
@@ -331,19 +434,39 @@ impl Searcher<'_> {
                         }
                         reduction -=
                             self.histories.quiet(side, m, previous) / LMR_HISTORY_DIVISOR.get();
+                        // Batch 3: more at expected cut nodes, and when the table move is a
+                        // capture (a quiet move rarely beats it; Stockfish).
+                        reduction += i32::from(cut_node) * LMR_CUT_NODE.get();
+                        reduction += i32::from(tt_capture) * LMR_TT_CAPTURE.get();
                         reduction = reduction.clamp(0, new_depth - 1);
                     }
+                    // A reduced search expects the child to fail low, so this node to be a
+                    // cut node's child: `cut_node` true (Stockfish).
                     let mut s = -self
-                        .search::<NonPv>(-alpha - 1, -alpha, new_depth - reduction, ply + 1, verify)
+                        .search::<NonPv>(
+                            -alpha - 1,
+                            -alpha,
+                            new_depth - reduction,
+                            ply + 1,
+                            verify,
+                            reduction > 0 || !cut_node,
+                        )
                         .inspect_err(|_| self.unmake())?;
                     if s > alpha && reduction > 0 {
                         s = -self
-                            .search::<NonPv>(-alpha - 1, -alpha, new_depth, ply + 1, verify)
+                            .search::<NonPv>(
+                                -alpha - 1,
+                                -alpha,
+                                new_depth,
+                                ply + 1,
+                                verify,
+                                !cut_node,
+                            )
                             .inspect_err(|_| self.unmake())?;
                     }
                     if N::PV && s > alpha && s < beta {
                         s = -self
-                            .search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify)
+                            .search::<Pv>(-beta, -alpha, new_depth, ply + 1, verify, false)
                             .inspect_err(|_| self.unmake())?;
                     }
                     s
@@ -403,7 +526,22 @@ impl Searcher<'_> {
         } else {
             Bound::Upper
         };
-        self.tt_store(key, ply, best, eval, depth, bound);
+        self.tt_store(key, ply, best, static_eval, depth, bound);
+
+        // Step 18. The pawn correction history learns how far this search landed from the
+        // static evaluation, when the result is not a capture's (whose gain the evaluation of
+        // the structure should not learn), not a proven result, and its bound says on which
+        // side of the evaluation the truth lies (batch 3).
+        if let Some(se) = static_eval
+            && !best.mv.is_some_and(is_tactical)
+            && !best.score.is_decisive()
+            && !(bound == Bound::Lower && best.score <= se.corrected)
+            && !(bound == Bound::Upper && best.score >= se.corrected)
+        {
+            let board = self.pos.chess().board();
+            self.histories
+                .update_correction(side, board, depth, best.score.0, se.raw.0);
+        }
         Ok(best.score)
     }
 

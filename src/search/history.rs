@@ -8,13 +8,22 @@
 //! - continuation histories of quiet moves by the piece and target of the move one and two
 //!   plies earlier and of this move (Stockfish's `continuationHistory`, since 2017);
 //! - the capture history by moving piece, target and captured piece (Stockfish's
-//!   `captureHistory`), which orders captures of equal victims.
+//!   `captureHistory`), which orders captures of equal victims;
+//! - the pawn correction history (Stockfish since 2023, after Caissa; the exponential moving
+//!   average of Ethereal and viridithas): by side to move and pawn structure, how far the
+//!   searches of such positions turned out from their static evaluation, added to the static
+//!   evaluation of the next one.
 //!
 //! Each search thread owns one [`Histories`]: nothing here is shared between threads.
 
 use shakmaty::{Color, Move, Role, Square};
 
-use crate::params::{HISTORY_BONUS_MAX, HISTORY_BONUS_SCALE, HISTORY_MAX};
+use shakmaty::Board;
+
+use crate::params::{
+    CORRECTION_GRAIN, CORRECTION_MAX, CORRECTION_SIZE, CORRECTION_WEIGHT_MAX, HISTORY_BONUS_MAX,
+    HISTORY_BONUS_SCALE, HISTORY_MAX,
+};
 
 /// A moved piece (colour and role) and its target square, `0..768`: the index of a move in the
 /// continuation histories.
@@ -36,6 +45,19 @@ pub(crate) struct Histories {
     continuation: Box<Continuation>,
     /// [moving piece as in `PieceTo`][captured role]
     capture: Box<[[i16; 6]; 768]>,
+    /// [side to move][pawn structure, see [`pawn_index`]], in 1/[`CORRECTION_GRAIN`]
+    /// centipawns.
+    pawn_correction: Box<[[i16; CORRECTION_SIZE]; 2]>,
+}
+
+/// The pawn-correction slot of a board: a multiplicative hash of each side's pawns.
+fn pawn_index(board: &Board) -> usize {
+    let pawns = board.pawns();
+    let white = (pawns & board.white()).0;
+    let black = (pawns & board.black()).0;
+    let hash =
+        white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    (hash >> (64 - CORRECTION_SIZE.trailing_zeros())) as usize
 }
 
 impl Default for Histories {
@@ -47,6 +69,7 @@ impl Default for Histories {
                 .try_into()
                 .expect("768 rows"),
             capture: Box::new([[0; 6]; 768]),
+            pawn_correction: Box::new([[0; CORRECTION_SIZE]; 2]),
         }
     }
 }
@@ -117,6 +140,28 @@ impl Histories {
         );
     }
 
+    /// The correction of a static evaluation of `board` with `side` to move, in centipawns.
+    pub(crate) fn correction(&self, side: Color, board: &Board) -> i32 {
+        i32::from(self.pawn_correction[side as usize][pawn_index(board)]) / CORRECTION_GRAIN
+    }
+
+    /// A search of `depth` found `score` where the static evaluation (uncorrected) was `raw`:
+    /// the entry moves toward the difference, the more the deeper the search.
+    pub(crate) fn update_correction(
+        &mut self,
+        side: Color,
+        board: &Board,
+        depth: i32,
+        score: i32,
+        raw: i32,
+    ) {
+        let entry = &mut self.pawn_correction[side as usize][pawn_index(board)];
+        let weight = (depth + 1).min(CORRECTION_WEIGHT_MAX);
+        let target = (score - raw) * CORRECTION_GRAIN;
+        let mixed = (i32::from(*entry) * (256 - weight) + target * weight) / 256;
+        *entry = mixed.clamp(-CORRECTION_MAX, CORRECTION_MAX) as i16;
+    }
+
     /// Forgets everything (new game).
     pub(crate) fn clear(&mut self) {
         *self = Histories::default();
@@ -135,6 +180,7 @@ fn from_to(m: Move) -> (Square, Square) {
 mod tests {
     use super::*;
     use crate::position::Position;
+    use shakmaty::Position as _;
 
     #[test]
     fn piece_to_indexes_every_move_of_a_position_in_range_and_apart() {
@@ -174,5 +220,31 @@ mod tests {
         assert!(h.butterfly(Color::White, m) < butterfly);
         h.clear();
         assert_eq!(h.quiet(Color::White, m, prev), 0);
+    }
+
+    #[test]
+    fn correction_moves_toward_the_searched_difference_and_stays_bounded() {
+        let pos = Position::startpos();
+        let other = Position::from_fen("4k3/pppppppp/8/8/8/8/PPPP1PPP/4K3 w - - 0 1").unwrap();
+        let board = pos.chess().board();
+        let mut h = Histories::default();
+        assert_eq!(h.correction(Color::White, board), 0);
+        h.update_correction(Color::White, board, 15, 20, 0);
+        let once = h.correction(Color::White, board);
+        assert!(once > 0 && once < 20, "{once}");
+        for _ in 0..500 {
+            h.update_correction(Color::White, board, 20, 20, 0);
+        }
+        // Converges to the difference, the other side and another pawn structure untouched.
+        assert!((19..=20).contains(&h.correction(Color::White, board)));
+        assert_eq!(h.correction(Color::Black, board), 0);
+        assert_eq!(h.correction(Color::White, other.chess().board()), 0);
+        for _ in 0..500 {
+            h.update_correction(Color::White, board, 20, -5000, 0);
+        }
+        assert_eq!(
+            h.correction(Color::White, board),
+            -CORRECTION_MAX / CORRECTION_GRAIN
+        );
     }
 }

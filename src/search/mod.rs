@@ -22,7 +22,7 @@ pub(crate) mod root;
 pub(crate) mod skill;
 mod stack;
 
-use shakmaty::Move;
+use shakmaty::{Move, Position as _};
 
 use crate::eval::EvalStack;
 use crate::params::{
@@ -53,6 +53,14 @@ impl Best {
     fn new(score: Score) -> Best {
         Best { score, mv: None }
     }
+}
+
+/// A node's static evaluation: as the evaluation gives it (what the table stores) and with the
+/// correction history's adjustment (what the search prunes with).
+#[derive(Clone, Copy)]
+struct StaticEval {
+    raw: Score,
+    corrected: Score,
 }
 
 /// The search was stopped; unwinds the recursion.
@@ -245,7 +253,7 @@ impl<'a> Searcher<'a> {
             (-Score::INFINITE, Score::INFINITE)
         };
         loop {
-            let score = self.search::<Root>(alpha, beta, depth, 0, true)?;
+            let score = self.search::<Root>(alpha, beta, depth, 0, true, false)?;
             root::sort(&mut self.root_moves, self.pv_index);
             if score <= alpha {
                 // Fail low: widen downward, pull beta toward the middle.
@@ -382,15 +390,21 @@ impl<'a> Searcher<'a> {
         usable.then_some(score)
     }
 
-    /// The static evaluation: none in check, the table's when it has one, else computed.
-    fn static_eval(&self, in_check: bool, tt_hit: Option<TtHit>) -> Option<Score> {
+    /// The static evaluation, none in check: `raw`, the table's copy when it has one, else
+    /// computed, and `corrected` by the pawn correction history (see [`history`]).
+    fn static_eval(&self, in_check: bool, tt_hit: Option<TtHit>) -> Option<StaticEval> {
         if in_check {
             return None;
         }
-        Some(match tt_hit {
+        let raw = match tt_hit {
             Some(hit) if hit.bound != Bound::None => hit.eval,
             _ => self.eval.evaluate(self.pos.chess()),
-        })
+        };
+        let chess = self.pos.chess();
+        let correction = self.histories.correction(chess.turn(), chess.board());
+        let bound = Score::TB_WIN_BOUND.0 - 1;
+        let corrected = Score((raw.0 + correction).clamp(-bound, bound));
+        Some(StaticEval { raw, corrected })
     }
 
     /// Stores a node's result (`best.score` relative to the root, `ply` plies down).
@@ -399,7 +413,7 @@ impl<'a> Searcher<'a> {
         key: u64,
         ply: usize,
         best: Best,
-        eval: Option<Score>,
+        eval: Option<StaticEval>,
         depth: i32,
         bound: Bound,
     ) {
@@ -408,7 +422,7 @@ impl<'a> Searcher<'a> {
             key,
             stored_move,
             best.score.to_tt(ply),
-            eval.unwrap_or(Score::DRAW),
+            eval.map_or(Score::DRAW, |e| e.raw),
             depth,
             bound,
         );

@@ -50,7 +50,7 @@ impl Searcher<'_> {
         // Step 4. Stand pat.
         let eval = self.static_eval(in_check, tt_hit);
         let mut best = Best::new(-Score::INFINITE);
-        if let Some(eval) = eval {
+        if let Some(eval) = eval.map(|e| e.corrected) {
             if eval >= beta {
                 return Ok(eval);
             }
