@@ -156,6 +156,13 @@ tunables! {
     /// ... in a search this many plies shallower cuts off.
     PROBCUT_REDUCTION = 4 in 3..=6;
 
+    /// Singular extensions: from this depth on ...
+    SINGULAR_MIN_DEPTH = 8 in 5..=12;
+    /// ... for a table move whose lower bound was searched at most this many plies shallower;
+    SINGULAR_TT_DEPTH = 3 in 1..=5;
+    /// the bar lies this many centipawns per ply below the table's score.
+    SINGULAR_MARGIN = 2 in 1..=4;
+
     /// Internal iterative reduction (Ed Schroeder's idea, Stockfish since 2021): a node of at
     /// least this depth without a table move is searched one ply shallower.
     IIR_MIN_DEPTH = 4 in 2..=8;

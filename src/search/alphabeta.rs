@@ -1,7 +1,7 @@
 //! The alpha-beta search: PVS (NegaScout) with verified null-move pruning, as a numbered
 //! outline. Each step names its source; "batch N" names the match that kept it, in
-//! `docs/strength.md` (batch 1: +43 Elo, batch 3: +84 Elo, each over the build before it at
-//! 5 s + 0.05 s).
+//! `docs/strength.md` (batch 1: +43 Elo, batch 3: +84 Elo, batch 4: +30 Elo, each over the
+//! build before it at 5 s + 0.05 s).
 
 use shakmaty::{Move, MoveList, Position as _};
 
@@ -13,7 +13,8 @@ use crate::params::{
     LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR,
     LMR_MIN_DEPTH, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR, NULL_EVAL_MAX,
     PROBCUT_MARGIN, PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION, RFP_MARGIN, RFP_MAX_DEPTH,
-    SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN, TB_STORE_DEPTH_BONUS,
+    SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN, SINGULAR_MARGIN,
+    SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH, TB_STORE_DEPTH_BONUS,
 };
 use crate::position::{gives_check, is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
@@ -99,15 +100,19 @@ impl Searcher<'_> {
             }
         }
 
-        // Step 5. Transposition table lookup. The stored move is checked for legality.
+        // Step 5. Transposition table lookup. The stored move is checked for legality. A
+        // singular-extension search of this node (Step 12b: `excluded` set) neither cuts off
+        // on the entry, which is the node's own, nor prunes before the move loop, nor stores.
         let key = self.pos.key();
+        let excluded = self.stack[ply].excluded;
         let tt_hit = self.tt.probe(key);
-        let tt_move = if N::ROOT {
+        let tt_move = if N::ROOT || excluded.is_some() {
             None
         } else {
             tt_hit.and_then(|h| h.mv.to_move(self.pos.chess()))
         };
         if !N::PV
+            && excluded.is_none()
             && let Some(hit) = tt_hit
             && hit.depth >= depth
             && let Some(score) = Self::tt_cutoff(&hit, ply, alpha, beta)
@@ -120,6 +125,7 @@ impl Searcher<'_> {
         // bound settles the window; it is stored in the table with that bound.
         let tb = self.job.tb_config;
         if !N::ROOT
+            && excluded.is_none()
             && tb.cardinality > 0
             && let Some(tables) = &self.job.tables
             && self.pos.chess().halfmoves() == 0
@@ -152,7 +158,7 @@ impl Searcher<'_> {
 
         // Step 6. Internal iterative reduction (Ed Schroeder; Stockfish since 2021): without a
         // table move the node's ordering is poor, so search it a ply shallower.
-        if !N::ROOT && tt_move.is_none() && depth >= IIR_MIN_DEPTH.get() {
+        if !N::ROOT && excluded.is_none() && tt_move.is_none() && depth >= IIR_MIN_DEPTH.get() {
             depth -= 1;
         }
 
@@ -196,6 +202,7 @@ impl Searcher<'_> {
         // Futility Pruning"): far above beta near the horizon, assume a cutoff.
         if !N::PV
             && config.pruning
+            && excluded.is_none()
             && let Some(eval) = eval
             && depth <= RFP_MAX_DEPTH.get()
             && !beta.is_decisive()
@@ -217,6 +224,7 @@ impl Searcher<'_> {
         let null_mode = config.null_move;
         if !N::PV
             && null_mode != NullMoveMode::Off
+            && excluded.is_none()
             && !in_check
             && !self.stack[ply].after_null
             && !beta.is_decisive()
@@ -265,6 +273,7 @@ impl Searcher<'_> {
         let probcut_depth = depth - PROBCUT_REDUCTION.get();
         if !N::PV
             && config.pruning
+            && excluded.is_none()
             && !in_check
             && depth >= PROBCUT_MIN_DEPTH.get()
             && !beta.is_decisive()
@@ -343,6 +352,7 @@ impl Searcher<'_> {
                         previous,
                     };
                     match picker.next(self.pos.chess(), &ordering) {
+                        Some(m) if Some(m) == excluded => continue,
                         Some(m) => m,
                         None => break,
                     }
@@ -388,6 +398,49 @@ impl Searcher<'_> {
                     }
                 }
 
+                // Step 12. Check extension: a checking move is searched one ply deeper.
+                let mut extension = i32::from(
+                    gives_check && ply < CHECK_EXTENSION_PLY_FACTOR * self.root_depth as usize,
+                );
+
+                // Step 12b. Singular extension (Anantharaman, Campbell and Hsu 1988, in
+                // Stockfish's form; batch 4): when the table move's score is a trusted lower
+                // bound, search the node without it, shallower, against a bar just below that
+                // score. If nothing else reaches the bar, the move is singular: one ply more. If
+                // even the bar is above beta, several moves beat beta: cut off (multi-cut). If
+                // the table's score alone is above beta, the move is not alone: one ply less.
+                if !N::ROOT
+                    && Some(m) == tt_move
+                    && excluded.is_none()
+                    && depth >= SINGULAR_MIN_DEPTH.get()
+                    && ply < CHECK_EXTENSION_PLY_FACTOR * self.root_depth as usize
+                    && let Some(hit) = tt_hit
+                    && matches!(hit.bound, Bound::Lower | Bound::Exact)
+                    && hit.depth >= depth - SINGULAR_TT_DEPTH.get()
+                    && !hit.score.from_tt(ply).is_decisive()
+                {
+                    let tt_score = hit.score.from_tt(ply);
+                    let singular_beta = tt_score - SINGULAR_MARGIN.get() * depth;
+                    let singular_depth = (depth - 1) / 2;
+                    self.stack[ply].excluded = Some(m);
+                    let value = self.search::<NonPv>(
+                        singular_beta - 1,
+                        singular_beta,
+                        singular_depth,
+                        ply,
+                        verify,
+                        cut_node,
+                    );
+                    self.stack[ply].excluded = None;
+                    let value = value?;
+                    if value < singular_beta {
+                        extension = 1;
+                    } else if singular_beta >= beta {
+                        return Ok(singular_beta);
+                    } else if tt_score >= beta {
+                        extension = -1;
+                    }
+                }
                 if N::ROOT
                     && let Some(main) = &mut self.main
                 {
@@ -399,10 +452,6 @@ impl Searcher<'_> {
                 self.tt.prefetch(self.pos.key());
                 debug_assert_eq!(gives_check, self.pos.in_check());
 
-                // Step 12. Check extension: a checking move is searched one ply deeper.
-                let extension = i32::from(
-                    gives_check && ply < CHECK_EXTENSION_PLY_FACTOR * self.root_depth as usize,
-                );
                 let new_depth = depth - 1 + extension;
 
                 // Step 13. PVS with late move reductions: the first move with the full window,
@@ -494,7 +543,11 @@ impl Searcher<'_> {
                 }
             }
 
-            // Step 15. No legal move: checkmate or stalemate.
+            // Step 15. No legal move: checkmate or stalemate. (A singular-extension search
+            // that found no other move fails low.)
+            if move_count == 0 && excluded.is_some() {
+                return Ok(alpha);
+            }
             if move_count == 0 {
                 return Ok(if in_check {
                     Score::mated_in(ply)
@@ -526,6 +579,9 @@ impl Searcher<'_> {
         } else {
             Bound::Upper
         };
+        if excluded.is_some() {
+            return Ok(best.score);
+        }
         self.tt_store(key, ply, best, static_eval, depth, bound);
 
         // Step 18. The pawn correction history learns how far this search landed from the

@@ -20,6 +20,8 @@ pub(crate) struct Frame {
     /// The move being searched from this ply (none for a null move), for the continuation
     /// histories of the plies below.
     pub piece_to: Option<PieceTo>,
+    /// The move a singular-extension search of this node leaves out.
+    pub excluded: Option<Move>,
 }
 
 impl Frame {
