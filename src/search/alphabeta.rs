@@ -285,14 +285,7 @@ impl Searcher<'_> {
             })
         {
             let mut picker = MovePicker::captures(tt_move.filter(|&m| is_tactical(m)));
-            loop {
-                let ordering = Ordering {
-                    histories: self.histories,
-                    previous: [None; 2],
-                };
-                let Some(m) = picker.next(self.pos.chess(), &ordering) else {
-                    break;
-                };
+            while let Some(m) = self.next_capture(&mut picker) {
                 if !see_ge(self.pos.chess().board(), m, probcut_beta.0 - e.0) {
                     continue;
                 }

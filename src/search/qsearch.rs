@@ -61,14 +61,7 @@ impl Searcher<'_> {
         // Step 5. Captures (or evasions), with SEE pruning of losing captures.
         let mut picker = MovePicker::captures(tt_move);
         let mut move_count = 0;
-        loop {
-            let ordering = Ordering {
-                histories: self.histories,
-                previous: [None; 2],
-            };
-            let Some(m) = picker.next(self.pos.chess(), &ordering) else {
-                break;
-            };
+        while let Some(m) = self.next_capture(&mut picker) {
             move_count += 1;
             if !in_check && !see_ge(self.pos.chess().board(), m, 0) {
                 continue;
@@ -97,5 +90,15 @@ impl Searcher<'_> {
         };
         self.tt_store(key, ply, best, eval, 0, bound);
         Ok(best.score)
+    }
+
+    /// The next move of a capture picker (quiescence, ProbCut): captures are ordered without
+    /// the continuation histories.
+    pub(super) fn next_capture(&self, picker: &mut MovePicker) -> Option<shakmaty::Move> {
+        let ordering = Ordering {
+            histories: self.histories,
+            previous: [None; 2],
+        };
+        picker.next(self.pos.chess(), &ordering)
     }
 }
