@@ -106,6 +106,7 @@ impl Searcher<'_> {
         let key = self.pos.key();
         let excluded = self.stack[ply].excluded;
         let tt_hit = self.tt.probe(key);
+        let tt_score = tt_hit.map(|h| h.score.from_tt(ply));
         let tt_move = if N::ROOT || excluded.is_some() {
             None
         } else {
@@ -180,9 +181,8 @@ impl Searcher<'_> {
         // Step 7b. The table's score as a sharper estimate (Stockfish): a bound that lies beyond
         // the static evaluation in its own direction replaces it for the pruning decisions
         // below (batch 3).
-        let eval = match (corrected, tt_hit) {
-            (Some(e), Some(hit)) => {
-                let score = hit.score.from_tt(ply);
+        let eval = match (corrected, tt_hit, tt_score) {
+            (Some(e), Some(hit), Some(score)) => {
                 let sharper = match hit.bound {
                     Bound::Exact => true,
                     Bound::Lower => score > e,
@@ -195,7 +195,7 @@ impl Searcher<'_> {
                     e
                 })
             }
-            (e, _) => e,
+            (e, _, _) => e,
         };
 
         // Step 8. Reverse futility pruning (static null move; chessprogramming wiki, "Reverse
@@ -278,10 +278,8 @@ impl Searcher<'_> {
             && depth >= PROBCUT_MIN_DEPTH.get()
             && !beta.is_decisive()
             && let Some(e) = eval
-            && !tt_hit.is_some_and(|h| {
-                h.bound != Bound::None
-                    && h.depth > probcut_depth
-                    && h.score.from_tt(ply) < probcut_beta
+            && !tt_hit.zip(tt_score).is_some_and(|(h, score)| {
+                h.bound != Bound::None && h.depth > probcut_depth && score < probcut_beta
             })
         {
             let mut picker = MovePicker::captures(tt_move.filter(|&m| is_tactical(m)));
@@ -321,6 +319,8 @@ impl Searcher<'_> {
         // Steps 10 to 15: the move loop, entered again once on a zugzwang (Step 16).
         let original_alpha = alpha;
         let tt_capture = tt_move.is_some_and(is_tactical);
+        // Extensions (Step 12) stop at twice the root depth, so that no line grows without end.
+        let may_extend = ply < CHECK_EXTENSION_PLY_FACTOR * self.root_depth as usize;
         let best = loop {
             let mut best = Best::new(-Score::INFINITE);
             let mut move_count = 0usize;
@@ -392,9 +392,7 @@ impl Searcher<'_> {
                 }
 
                 // Step 12. Check extension: a checking move is searched one ply deeper.
-                let mut extension = i32::from(
-                    gives_check && ply < CHECK_EXTENSION_PLY_FACTOR * self.root_depth as usize,
-                );
+                let mut extension = i32::from(gives_check && may_extend);
 
                 // Step 12b. Singular extension (Anantharaman, Campbell and Hsu 1988, in
                 // Stockfish's form; batch 4): when the table move's score is a trusted lower
@@ -405,14 +403,14 @@ impl Searcher<'_> {
                 if !N::ROOT
                     && Some(m) == tt_move
                     && excluded.is_none()
+                    && may_extend
                     && depth >= SINGULAR_MIN_DEPTH.get()
-                    && ply < CHECK_EXTENSION_PLY_FACTOR * self.root_depth as usize
                     && let Some(hit) = tt_hit
+                    && let Some(tt_score) = tt_score
                     && matches!(hit.bound, Bound::Lower | Bound::Exact)
                     && hit.depth >= depth - SINGULAR_TT_DEPTH.get()
-                    && !hit.score.from_tt(ply).is_decisive()
+                    && !tt_score.is_decisive()
                 {
-                    let tt_score = hit.score.from_tt(ply);
                     let singular_beta = tt_score - SINGULAR_MARGIN.get() * depth;
                     let singular_depth = (depth - 1) / 2;
                     self.stack[ply].excluded = Some(m);
@@ -482,8 +480,8 @@ impl Searcher<'_> {
                         reduction += i32::from(tt_capture) * LMR_TT_CAPTURE.get();
                         reduction = reduction.clamp(0, new_depth - 1);
                     }
-                    // A reduced search expects the child to fail low, so this node to be a
-                    // cut node's child: `cut_node` true (Stockfish).
+                    // A reduced child is searched as an expected cut node (Stockfish); an
+                    // unreduced one as the opposite of this node.
                     let mut s = -self
                         .search::<NonPv>(
                             -alpha - 1,
