@@ -536,11 +536,10 @@ impl Searcher<'_> {
 
             // Step 15. No legal move: checkmate or stalemate. (A singular-extension search
             // that found no other move fails low.)
-            if move_count == 0 && excluded.is_some() {
-                return Ok(alpha);
-            }
             if move_count == 0 {
-                return Ok(if in_check {
+                return Ok(if excluded.is_some() {
+                    alpha
+                } else if in_check {
                     Score::mated_in(ply)
                 } else {
                     Score::DRAW

@@ -16,9 +16,7 @@
 //!
 //! Each search thread owns one [`Histories`]: nothing here is shared between threads.
 
-use shakmaty::{Color, Move, Role, Square};
-
-use shakmaty::Board;
+use shakmaty::{Board, Color, Move, Role, Square};
 
 use crate::params::{
     CORRECTION_GRAIN, CORRECTION_MAX, CORRECTION_SIZE, CORRECTION_WEIGHT_MAX, HISTORY_BONUS_MAX,

@@ -2,7 +2,7 @@
 //! evaluation, then captures and queen promotions in MVV-LVA order, skipping those that lose
 //! material by SEE; every evasion when in check.
 
-use shakmaty::Position as _;
+use shakmaty::{Move, Position as _};
 
 use super::movepick::{MovePicker, Ordering};
 use super::{Best, NodeType, Outcome, Searcher};
@@ -94,7 +94,7 @@ impl Searcher<'_> {
 
     /// The next move of a capture picker (quiescence, ProbCut): captures are ordered without
     /// the continuation histories.
-    pub(super) fn next_capture(&self, picker: &mut MovePicker) -> Option<shakmaty::Move> {
+    pub(super) fn next_capture(&self, picker: &mut MovePicker) -> Option<Move> {
         let ordering = Ordering {
             histories: self.histories,
             previous: [None; 2],
