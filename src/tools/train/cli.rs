@@ -73,6 +73,10 @@ pub struct TrainArgs {
     /// Keep b2 exactly rounded instead of absorbing the mean rounding error.
     #[arg(long)]
     pub no_calibrate: bool,
+    /// Also train one shared row per piece (colour and role), merged into every square's row
+    /// at the end: what all squares of a piece share is learnt from every position with it.
+    #[arg(long)]
+    pub factoriser: bool,
 }
 
 /// Where the positions come from.
@@ -110,6 +114,7 @@ impl TrainArgs {
             threads: self.threads,
             seed: self.seed,
             validation_fraction: self.val,
+            factoriser: self.factoriser,
         }
     }
 }

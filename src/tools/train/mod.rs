@@ -97,6 +97,9 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Share of the usable positions held out for validation, in `[0, 1)`.
     pub validation_fraction: f64,
+    /// Train with the factoriser's piece rows (see [`net`]'s documentation), merged into `W1`
+    /// at the end.
+    pub factoriser: bool,
 }
 
 impl Default for TrainConfig {
@@ -115,6 +118,7 @@ impl Default for TrainConfig {
             threads: crate::tools::available_threads(),
             seed: DEFAULT_SEED,
             validation_fraction: DEFAULT_VALIDATION,
+            factoriser: false,
         }
     }
 }
@@ -234,6 +238,16 @@ impl Shared<'_> {
         self.grads.iter().map(|g| g.read().unwrap().loss).sum()
     }
 
+    /// The active inputs of `record`, with the factor rows when the run has them.
+    fn features(&self, record: &PackedBoard) -> Features {
+        let features = Features::from_record(record);
+        if self.cfg.factoriser {
+            features.factorised()
+        } else {
+            features
+        }
+    }
+
     /// Every thread: the mean validation loss lands in the threads' `loss` fields.
     fn validation_phase(&self, t: usize, scratch: &mut Scratch) {
         let guards = self.read_params();
@@ -244,7 +258,7 @@ impl Shared<'_> {
         let mut loss = 0.0f64;
         for &i in share(self.val, t, self.cfg.threads) {
             let record = &self.data[i as usize];
-            let p = net::sigmoid(net::forward(&rows, &Features::from_record(record), scratch));
+            let p = net::sigmoid(net::forward(&rows, &self.features(record), scratch));
             let target = target_from_record(record, self.cfg.lambda);
             loss += ((p - target) * (p - target)) as f64;
         }
@@ -278,7 +292,7 @@ impl Shared<'_> {
         let mut loss = 0.0f64;
         for record in records.iter() {
             let target = target_from_record(record, self.cfg.lambda);
-            let features = Features::from_record(record);
+            let features = self.features(record);
             loss += net::backward(&rows, &features, target, weight, scratch, &mut grads) as f64;
         }
         grads.loss = loss;
@@ -438,5 +452,7 @@ pub fn train(
         .flat_map(|c| c.into_inner().unwrap())
         .collect();
     debug_assert_eq!(params.len(), PARAM_ROWS * h);
-    Ok(Network { hidden: h, params })
+    let mut net = Network { hidden: h, params };
+    net.merge_factors();
+    Ok(net)
 }

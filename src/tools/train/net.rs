@@ -17,8 +17,22 @@
 //! All parameters live in one flat vector of [`PARAM_ROWS`] rows of `H` floats: rows
 //! `0..768` are `W1` (one row per input), row [`B1_ROW`] is `b1`, rows [`W2_ROW`] and
 //! `W2_ROW + 1` are `w2` (us, then them) and row [`B2_ROW`] holds `b2` in its first element
-//! (the rest is padding that stays zero). Gradients use the same layout, so the optimiser
-//! treats every row alike and can split rows among threads.
+//! (the rest is padding that stays zero), and rows [`FACTOR_ROW`]`..`[`PARAM_ROWS`] are the
+//! factoriser's 12 piece rows (zero unless the run trains with `--factoriser`, see below).
+//! Gradients use the same layout, so the optimiser treats every row alike and can split rows
+//! among threads.
+//!
+//! # Factoriser
+//! With little data most of the 768 inputs are seen rarely (a king in the centre, a rook on the
+//! seventh rank in a given file), so their rows stay near their random start and the search
+//! finds the positions where that noise is in its favour. A factoriser (as bullet and
+//! marlinflow train king buckets) gives every input a second, shared row: the row of its piece
+//! (colour as seen from the perspective, and role), `FACTOR_ROW + input / 64`. Training then
+//! learns `W1[input] + F[input / 64]`: what all squares of a piece have in common is learnt
+//! from every position with that piece, and each square's own row only its difference. The
+//! factor is an extra active input ([`Features::factorised`]), so the passes need no special
+//! case; [`Network::merge_factors`] folds it into `W1` when training ends, and the file and the
+//! engine never see it.
 //!
 //! # Sparsity
 //! A position activates about 32 inputs per perspective, so the forward and backward passes
@@ -50,8 +64,12 @@ pub const B1_ROW: usize = INPUTS;
 pub const W2_ROW: usize = INPUTS + 1;
 /// Row whose first element is `b2`.
 pub const B2_ROW: usize = INPUTS + 3;
+/// First of the factoriser's piece rows (see the module documentation).
+pub const FACTOR_ROW: usize = INPUTS + 4;
+/// The factoriser's rows: one per colour (as seen from the perspective) and role.
+pub const FACTORS: usize = INPUTS / 64;
 /// Rows of `H` floats in the flat parameter layout.
-pub const PARAM_ROWS: usize = INPUTS + 4;
+pub const PARAM_ROWS: usize = FACTOR_ROW + FACTORS;
 /// Centipawns per unit of network output.
 pub const SCALE: i32 = 400;
 /// Quantisation factor of the accumulator (`W1`, `b1`): SCReLU's 1.0 becomes 255.
@@ -74,19 +92,20 @@ fn input(own: bool, role: u8, square: u8) -> u16 {
     (if own { 0 } else { 384 }) + role as u16 * 64 + square as u16
 }
 
-/// Active inputs of both perspectives, "us" being the side to move.
+/// Active inputs of both perspectives, "us" being the side to move: the pieces' inputs, then
+/// (after [`Features::factorised`]) their factor rows.
 #[derive(Clone, Debug)]
 pub struct Features {
-    pub us: [u16; MAX_PIECES],
-    pub them: [u16; MAX_PIECES],
+    pub us: [u16; 2 * MAX_PIECES],
+    pub them: [u16; 2 * MAX_PIECES],
     pub len: usize,
 }
 
 impl Features {
     pub fn new(d: &Decoded) -> Features {
         let mut f = Features {
-            us: [0; MAX_PIECES],
-            them: [0; MAX_PIECES],
+            us: [0; 2 * MAX_PIECES],
+            them: [0; 2 * MAX_PIECES],
             len: d.pieces().len(),
         };
         for (k, p) in d.pieces().iter().enumerate() {
@@ -107,8 +126,8 @@ impl Features {
         let nibbles = u128::from_le_bytes(record[8..24].try_into().expect("16 bytes"));
         let stm_black = (record[24] >> 7) as u16;
         let mut f = Features {
-            us: [0; MAX_PIECES],
-            them: [0; MAX_PIECES],
+            us: [0; 2 * MAX_PIECES],
+            them: [0; 2 * MAX_PIECES],
             len: (occupancy.count_ones() as usize).min(MAX_PIECES),
         };
         // The side to move's view flips ranks when Black moves, the other view otherwise.
@@ -128,6 +147,19 @@ impl Features {
 
     pub fn us(&self) -> &[u16] {
         &self.us[..self.len]
+    }
+
+    /// Adds each piece's factor row as one more active input (see the module documentation).
+    /// Call once, on features of the pieces alone.
+    pub fn factorised(mut self) -> Features {
+        let n = self.len;
+        debug_assert!(n <= MAX_PIECES);
+        for k in 0..n {
+            self.us[n + k] = (FACTOR_ROW + self.us[k] as usize / 64) as u16;
+            self.them[n + k] = (FACTOR_ROW + self.them[k] as usize / 64) as u16;
+        }
+        self.len = 2 * n;
+        self
     }
 
     pub fn them(&self) -> &[u16] {
@@ -234,8 +266,11 @@ impl Gradients {
 pub struct TouchedRows([u64; INPUTS / 64]);
 
 impl TouchedRows {
+    /// Marks a `W1` row; rows past `W1` (factor rows included) always count as written.
     pub fn set(&mut self, row: usize) {
-        self.0[row / 64] |= 1 << (row % 64);
+        if row < INPUTS {
+            self.0[row / 64] |= 1 << (row % 64);
+        }
     }
 
     /// Whether `row` may hold a nonzero gradient.
@@ -342,6 +377,21 @@ impl Network {
             *p = rng.symmetric(w2_bound);
         }
         Network { hidden, params }
+    }
+
+    /// Folds the factoriser's rows into `W1` (`W1[i] += F[i / 64]`) and zeroes them: the same
+    /// function of the pieces' inputs, as a plain network.
+    pub fn merge_factors(&mut self) {
+        let h = self.hidden;
+        let (w1, rest) = self.params.split_at_mut(INPUTS * h);
+        let factors = &mut rest[(FACTOR_ROW - INPUTS) * h..];
+        for (i, row) in w1.chunks_exact_mut(h).enumerate() {
+            let factor = &factors[(i / 64) * h..(i / 64 + 1) * h];
+            for (w, f) in row.iter_mut().zip(factor) {
+                *w += f;
+            }
+        }
+        factors.fill(0.0);
     }
 
     pub fn row(&self, row: usize) -> &[f32] {

@@ -1,6 +1,8 @@
 //! AdamW with the gradient reduction fused in, applied by each training thread to its own
 //! range of parameter rows.
 //!
+//! Weights (`W1`, `w2` and the factoriser's rows) are decayed and clipped, biases not.
+//!
 //! Each training thread leaves its gradients in its own [`Gradients`] buffer. In the update
 //! phase thread `t` owns rows `bounds[t]..bounds[t + 1]` of the flat parameter vector (and the
 //! Adam moments of those rows): for each row it sums the workers' buffers **in worker order**,
@@ -14,7 +16,7 @@
 //! That costs one pass over `768 x H` floats per step, shared among the threads and small
 //! beside the batch itself, and avoids the bookkeeping of lazy updates.
 
-use super::net::{B2_ROW, Gradients, INPUTS, PARAM_ROWS, W2_ROW};
+use super::net::{B2_ROW, FACTOR_ROW, Gradients, INPUTS, PARAM_ROWS, W2_ROW};
 
 /// Adam's first-moment decay.
 pub const BETA1: f32 = 0.9;
@@ -26,7 +28,7 @@ pub const EPSILON: f32 = 1e-8;
 /// Whether a row holds weights (`W1`, `w2`: decayed and clipped) rather than biases.
 fn is_weight_row(row: usize) -> bool {
     debug_assert!(row < PARAM_ROWS);
-    row < INPUTS || (W2_ROW..B2_ROW).contains(&row)
+    row < INPUTS || (W2_ROW..B2_ROW).contains(&row) || row >= FACTOR_ROW
 }
 
 /// Row ranges for `parts` threads: `bounds[t]..bounds[t + 1]`, as equal as possible.

@@ -143,9 +143,16 @@ fn quantised_eval_matches_float() {
     assert!(spread > 200.0, "spread {spread}");
 }
 
-/// Backward pass against central finite differences (in f64 via small f32 steps).
+/// Backward pass against central finite differences (in f64 via small f32 steps), with and
+/// without the factoriser's rows.
 #[test]
 fn gradients_match_finite_differences() {
+    for factorised in [false, true] {
+        check_gradients(factorised);
+    }
+}
+
+fn check_gradients(factorised: bool) {
     let h = 16;
     let mut rng = Rng::new(9);
     let mut net = Network::new_random(h, &mut rng);
@@ -153,10 +160,19 @@ fn gradients_match_finite_differences() {
         *p = 0.3 + rng.symmetric(0.2); // keep accumulators mostly inside (0, 1)
     }
     net.params[net::B2_ROW * h] = 0.1;
+    if factorised {
+        for p in &mut net.params[net::FACTOR_ROW * h..] {
+            *p = rng.symmetric(0.02);
+        }
+    }
     let records = data(5, 4);
     for record in &records {
         let d = decode(record).unwrap();
-        let f = Features::new(&d);
+        let f = if factorised {
+            Features::new(&d).factorised()
+        } else {
+            Features::new(&d)
+        };
         let t = net::target(&d, 0.3);
         let mut grads = Gradients::new(h);
         let mut s = Scratch::new(h);
@@ -169,6 +185,10 @@ fn gradients_match_finite_differences() {
             net::W2_ROW * h + 1,
             (net::W2_ROW + 1) * h + 9,
             net::B2_ROW * h,
+            // With the factoriser: the factor rows of the first pieces (else the input rows
+            // again).
+            f.us[f.len - 1] as usize * h + 2,
+            f.them[f.len / 2] as usize * h + 4,
         ];
         for &i in &candidates {
             let loss_at = |x: f32| {
@@ -191,6 +211,60 @@ fn gradients_match_finite_differences() {
         assert_eq!(checked, candidates.len());
         assert!(grads.touched.get(f.us[0] as usize) && grads.touched.get(f.them[2] as usize));
     }
+}
+
+/// The factoriser changes how the net is trained, not what it computes: a net with factor
+/// rows, on the factorised inputs, evaluates every position as its merged form does on the
+/// plain inputs; a run with the factoriser returns a merged net (factor rows zero) whose loss
+/// fell.
+#[test]
+fn factoriser_merges_into_the_same_function() {
+    let h = 32;
+    let mut rng = Rng::new(17);
+    let mut net = Network::new_random(h, &mut rng);
+    for p in &mut net.params[net::B1_ROW * h..net::W2_ROW * h] {
+        *p = 0.3 + rng.symmetric(0.2);
+    }
+    for p in &mut net.params[net::FACTOR_ROW * h..] {
+        *p = rng.symmetric(0.1);
+    }
+    let mut merged = net.clone();
+    merged.merge_factors();
+    assert!(
+        merged.params[net::FACTOR_ROW * h..]
+            .iter()
+            .all(|&x| x == 0.0)
+    );
+    let mut differs = 0;
+    for record in data(200, 19) {
+        let d = decode(&record).unwrap();
+        let factorised = net.forward(&Features::new(&d).factorised());
+        let plain = merged.forward(&Features::new(&d));
+        assert!((factorised - plain).abs() < 1e-4, "{factorised} vs {plain}");
+        // The factor rows matter: without them the unmerged net gives another value.
+        differs += usize::from((net.forward(&Features::new(&d)) - plain).abs() > 1e-3);
+    }
+    assert!(differs > 150, "{differs}");
+
+    let records = data(3000, 23);
+    let cfg = TrainConfig {
+        factoriser: true,
+        ..small_config(2)
+    };
+    let trained = train(&records, &cfg, |_| {}).unwrap();
+    assert!(
+        trained.params[net::FACTOR_ROW * h..]
+            .iter()
+            .all(|&x| x == 0.0)
+    );
+    let initial = Network::new_random(cfg.hidden, &mut Rng::new(cfg.seed));
+    let (before, after) = (
+        loss_over(&initial, &records, cfg.lambda),
+        loss_over(&trained, &records, cfg.lambda),
+    );
+    assert!(after < 0.5 * before, "loss {before} -> {after}");
+    let plain = train(&records, &small_config(2), |_| {}).unwrap();
+    assert_ne!(plain.params, trained.params);
 }
 
 /// Feature indices follow the documented formula.
