@@ -453,6 +453,8 @@ pub fn train(
         .collect();
     debug_assert_eq!(params.len(), PARAM_ROWS * h);
     let mut net = Network { hidden: h, params };
-    net.merge_factors();
+    if cfg.factoriser {
+        net.merge_factors();
+    }
     Ok(net)
 }

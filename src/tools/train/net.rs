@@ -149,6 +149,10 @@ impl Features {
         &self.us[..self.len]
     }
 
+    pub fn them(&self) -> &[u16] {
+        &self.them[..self.len]
+    }
+
     /// Adds each piece's factor row as one more active input (see the module documentation).
     /// Call once, on features of the pieces alone.
     pub fn factorised(mut self) -> Features {
@@ -160,10 +164,6 @@ impl Features {
         }
         self.len = 2 * n;
         self
-    }
-
-    pub fn them(&self) -> &[u16] {
-        &self.them[..self.len]
     }
 }
 

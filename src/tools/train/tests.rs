@@ -152,19 +152,31 @@ fn gradients_match_finite_differences() {
     }
 }
 
-fn check_gradients(factorised: bool) {
-    let h = 16;
-    let mut rng = Rng::new(9);
+/// A random net of width `h` whose accumulators stay mostly inside SCReLU's (0, 1), so that
+/// gradients flow, with factor rows drawn from +-`factor_spread`.
+fn lively_net(h: usize, seed: u64, factor_spread: f32) -> Network {
+    let mut rng = Rng::new(seed);
     let mut net = Network::new_random(h, &mut rng);
     for p in &mut net.params[net::B1_ROW * h..net::W2_ROW * h] {
-        *p = 0.3 + rng.symmetric(0.2); // keep accumulators mostly inside (0, 1)
+        *p = 0.3 + rng.symmetric(0.2);
     }
     net.params[net::B2_ROW * h] = 0.1;
-    if factorised {
-        for p in &mut net.params[net::FACTOR_ROW * h..] {
-            *p = rng.symmetric(0.02);
-        }
+    for p in &mut net.params[net::FACTOR_ROW * h..] {
+        *p = rng.symmetric(factor_spread);
     }
+    net
+}
+
+/// Whether every factor row of `net` is zero (a plain, merged network).
+fn factor_rows_are_zero(net: &Network) -> bool {
+    net.params[net::FACTOR_ROW * net.hidden..]
+        .iter()
+        .all(|&x| x == 0.0)
+}
+
+fn check_gradients(factorised: bool) {
+    let h = 16;
+    let net = lively_net(h, 9, if factorised { 0.02 } else { 0.0 });
     let records = data(5, 4);
     for record in &records {
         let d = decode(record).unwrap();
@@ -219,22 +231,10 @@ fn check_gradients(factorised: bool) {
 /// fell.
 #[test]
 fn factoriser_merges_into_the_same_function() {
-    let h = 32;
-    let mut rng = Rng::new(17);
-    let mut net = Network::new_random(h, &mut rng);
-    for p in &mut net.params[net::B1_ROW * h..net::W2_ROW * h] {
-        *p = 0.3 + rng.symmetric(0.2);
-    }
-    for p in &mut net.params[net::FACTOR_ROW * h..] {
-        *p = rng.symmetric(0.1);
-    }
+    let net = lively_net(32, 17, 0.1);
     let mut merged = net.clone();
     merged.merge_factors();
-    assert!(
-        merged.params[net::FACTOR_ROW * h..]
-            .iter()
-            .all(|&x| x == 0.0)
-    );
+    assert!(factor_rows_are_zero(&merged));
     let mut differs = 0;
     for record in data(200, 19) {
         let d = decode(&record).unwrap();
@@ -252,11 +252,7 @@ fn factoriser_merges_into_the_same_function() {
         ..small_config(2)
     };
     let trained = train(&records, &cfg, |_| {}).unwrap();
-    assert!(
-        trained.params[net::FACTOR_ROW * h..]
-            .iter()
-            .all(|&x| x == 0.0)
-    );
+    assert!(factor_rows_are_zero(&trained));
     let initial = Network::new_random(cfg.hidden, &mut Rng::new(cfg.seed));
     let (before, after) = (
         loss_over(&initial, &records, cfg.lambda),
