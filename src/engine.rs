@@ -472,6 +472,14 @@ impl Engine {
         matches!(self.evaluation(), Evaluation::Nnue(_))
     }
 
+    /// The hidden width of the network searches evaluate with, if they use one.
+    pub fn net_width(&self) -> Option<usize> {
+        match self.evaluation() {
+            Evaluation::Nnue(net) => Some(net.hidden()),
+            Evaluation::Hce => None,
+        }
+    }
+
     /// The hand-crafted evaluation with every term.
     pub fn eval_trace(&self) -> Trace {
         eval::trace(self.position.chess())

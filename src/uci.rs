@@ -402,9 +402,9 @@ impl Uci {
         for line in self.engine.eval_trace().to_string().lines() {
             self.out.line(line);
         }
-        if self.engine.uses_nnue() {
+        if let Some(width) = self.engine.net_width() {
             self.out.line(&format!(
-                "NNUE evaluation: {} (side to move)",
+                "NNUE evaluation: {} (side to move; net 768 -> {width} x 2 -> 1)",
                 self.engine.evaluate().0
             ));
         }

@@ -1,4 +1,4 @@
-//! The efficiently updatable neural network (NNUE): (768 -> HIDDEN) x 2 -> 1 with a
+//! The efficiently updatable neural network (NNUE): (768 -> H) x 2 -> 1 with a
 //! perspective accumulator and a squared clipped ReLU, quantised to integers (the architecture
 //! of bullet's and marlinflow's first examples, and of akimbo's and Carp's first nets).
 //!
@@ -8,20 +8,27 @@
 //!   its active features, kept in `i16` (scale `QA`), updated from the moved pieces' rows on
 //!   every move ([`Accumulator::update`]) instead of recomputed.
 //! - Output: `SCReLU(a) = clamp(a, 0, QA)^2` of the side to move's accumulator against the
-//!   first `HIDDEN` output weights, the other side's against the next `HIDDEN` (scale `QB`),
+//!   first `H` output weights, the other side's against the next `H` (scale `QB`),
 //!   divided by `QA`, plus the output bias (scale `QA * QB`), times `SCALE / (QA * QB)`
 //!   centipawns.
 //!
-//! The loops are plain slices of `i16`/`i32` of a compile-time length, which the compiler
-//! vectorises (no `unsafe`, no intrinsics). The net file format is written by `lazuli train`
+//! - Width: `H` is read from the file, any multiple of 32 up to [`MAX_HIDDEN`] (smaller nets
+//!   are what a few million positions support). Accumulators are arrays of `MAX_HIDDEN` lanes
+//!   of which the first `H` are used; the rest stay zero and are never read.
+//!
+//! The loops are plain slices of `i16`/`i32` (of the net's width, cut in chunks of 32 where
+//! the compiler needs a fixed length), which the compiler vectorises (no `unsafe`, no
+//! intrinsics). The net file format is written by `lazuli train`
 //! and described in [`Network::from_bytes`].
 
 use shakmaty::{Chess, Color, Move, Piece, Position as _, Role, Square};
 
 use crate::error::Error;
 
-/// Width of the hidden layer (per perspective).
-pub(crate) const HIDDEN: usize = 256;
+/// The widest hidden layer (per perspective) this build reads.
+pub(crate) const MAX_HIDDEN: usize = 256;
+/// Hidden widths are multiples of this (the chunk of [`screlu_dot`]).
+const HIDDEN_STEP: usize = 32;
 /// Input features per perspective.
 const INPUTS: usize = 768;
 /// Quantisation of the hidden layer.
@@ -37,11 +44,13 @@ const MAGIC: &[u8; 4] = b"LZNN";
 const VERSION: u32 = 1;
 
 /// One perspective's hidden layer.
-type Half = [i16; HIDDEN];
+type Half = [i16; MAX_HIDDEN];
 
 /// The network's quantised parameters.
 pub struct Network {
-    /// One row of `HIDDEN` weights per input feature.
+    /// Width of the hidden layer: the lanes of each [`Half`] in use.
+    hidden: usize,
+    /// One row of weights per input feature (the first `hidden` lanes).
     feature_weights: Box<[Half; INPUTS]>,
     feature_bias: Half,
     /// `[0]` for the side to move's accumulator, `[1]` for the other side's.
@@ -85,7 +94,7 @@ impl Reader<'_> {
         Ok(u32::from_le_bytes(self.take()?))
     }
 
-    fn half(&mut self, out: &mut Half) -> Result<(), Error> {
+    fn half(&mut self, out: &mut [i16]) -> Result<(), Error> {
         for w in out.iter_mut() {
             *w = i16::from_le_bytes(self.take()?);
         }
@@ -94,10 +103,10 @@ impl Reader<'_> {
 }
 
 impl Network {
-    /// Parses a net file: `LZNN`, then little-endian `u32` version (1), hidden width, QA, QB
-    /// and SCALE (which must match this build), then `i16` feature weights (feature-major,
-    /// `768 x HIDDEN`), `i16` feature bias (`HIDDEN`), `i16` output weights (`2 x HIDDEN`) and an
-    /// `i32` output bias, and nothing after.
+    /// Parses a net file: `LZNN`, then little-endian `u32` version (1), hidden width `H` (a
+    /// multiple of 32 up to [`MAX_HIDDEN`]), QA, QB and SCALE (which must match this build),
+    /// then `i16` feature weights (feature-major, `768 x H`), `i16` feature bias (`H`), `i16`
+    /// output weights (`2 x H`) and an `i32` output bias, and nothing after.
     ///
     /// # Errors
     ///
@@ -108,29 +117,37 @@ impl Network {
         if &r.take::<4>()? != MAGIC {
             return Err(bad("wrong magic bytes".into()));
         }
-        let header = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
-        let want = [VERSION, HIDDEN as u32, QA as u32, QB as u32, SCALE as u32];
-        if header != want {
+        let [version, hidden, qa, qb, scale] = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+        let want = [VERSION, QA as u32, QB as u32, SCALE as u32];
+        if [version, qa, qb, scale] != want {
             return Err(bad(format!(
-                "header (version, hidden, QA, QB, scale) {header:?}, this build reads {want:?}"
+                "header (version, QA, QB, scale) {:?}, this build reads {want:?}",
+                [version, qa, qb, scale]
+            )));
+        }
+        let hidden = hidden as usize;
+        if hidden == 0 || hidden > MAX_HIDDEN || !hidden.is_multiple_of(HIDDEN_STEP) {
+            return Err(bad(format!(
+                "hidden width {hidden}, this build reads multiples of {HIDDEN_STEP} up to {MAX_HIDDEN}"
             )));
         }
         let mut net = Network {
-            feature_weights: vec![[0; HIDDEN]; INPUTS]
+            hidden,
+            feature_weights: vec![[0; MAX_HIDDEN]; INPUTS]
                 .into_boxed_slice()
                 .try_into()
                 .expect("INPUTS rows"),
-            feature_bias: [0; HIDDEN],
-            output_weights: [[0; HIDDEN]; 2],
+            feature_bias: [0; MAX_HIDDEN],
+            output_weights: [[0; MAX_HIDDEN]; 2],
             output_bias: 0,
         };
         for row in net.feature_weights.iter_mut() {
-            r.half(row)?;
+            r.half(&mut row[..hidden])?;
         }
-        r.half(&mut net.feature_bias)?;
+        r.half(&mut net.feature_bias[..hidden])?;
         let [stm, other] = &mut net.output_weights;
-        r.half(stm)?;
-        r.half(other)?;
+        r.half(&mut stm[..hidden])?;
+        r.half(&mut other[..hidden])?;
         net.output_bias = i32::from_le_bytes(r.take()?);
         if !r.bytes.is_empty() {
             return Err(bad(format!("{} bytes after the end", r.bytes.len())));
@@ -149,6 +166,16 @@ impl Network {
         Ok(net)
     }
 
+    /// Width of the hidden layer.
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// The lanes of `half` this net uses.
+    fn lanes<'a>(&self, half: &'a mut Half) -> &'a mut [i16] {
+        &mut half[..self.hidden]
+    }
+
     /// The accumulator of `chess`, computed from scratch.
     pub fn refresh(&self, chess: &Chess) -> Accumulator {
         let mut acc = Accumulator {
@@ -158,7 +185,10 @@ impl Network {
         for square in board.occupied() {
             let piece = board.piece_at(square).expect("occupied");
             for (view, half) in Color::ALL.into_iter().zip(acc.halves.iter_mut()) {
-                add(half, &self.feature_weights[feature(view, piece, square)]);
+                add(
+                    self.lanes(half),
+                    &self.feature_weights[feature(view, piece, square)],
+                );
             }
         }
         acc
@@ -171,8 +201,9 @@ impl Network {
             Color::White => (&acc.halves[0], &acc.halves[1]),
             Color::Black => (&acc.halves[1], &acc.halves[0]),
         };
-        let sum =
-            screlu_dot(us, &self.output_weights[0]) + screlu_dot(them, &self.output_weights[1]);
+        let h = self.hidden;
+        let sum = screlu_dot(&us[..h], &self.output_weights[0][..h])
+            + screlu_dot(&them[..h], &self.output_weights[1][..h]);
         let out = sum / i64::from(QA) + i64::from(self.output_bias);
         (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
@@ -226,6 +257,7 @@ impl Accumulator {
         }
         let mut next = self.clone();
         for (view, half) in Color::ALL.into_iter().zip(next.halves.iter_mut()) {
+            let half = net.lanes(half);
             for &(p, sq) in removed.iter().flatten() {
                 sub(half, &net.feature_weights[feature(view, p, sq)]);
             }
@@ -237,13 +269,15 @@ impl Accumulator {
     }
 }
 
-fn add(half: &mut Half, row: &Half) {
+/// `half += row` over `half`'s lanes (the net's width).
+fn add(half: &mut [i16], row: &Half) {
     for (h, w) in half.iter_mut().zip(row) {
         *h = h.wrapping_add(*w);
     }
 }
 
-fn sub(half: &mut Half, row: &Half) {
+/// `half -= row` over `half`'s lanes.
+fn sub(half: &mut [i16], row: &Half) {
     for (h, w) in half.iter_mut().zip(row) {
         *h = h.wrapping_sub(*w);
     }
@@ -251,10 +285,14 @@ fn sub(half: &mut Half, row: &Half) {
 
 /// `sum(clamp(a, 0, QA)^2 * w)`, computed as `clamp(a) * (clamp(a) * w)` so that the inner
 /// product fits `i16` (`QA * |w| <= 255 * 127`) and pairs of products sum in `i32` (the
-/// multiply-add the compiler finds), with the total in `i64`.
-fn screlu_dot(acc: &Half, weights: &Half) -> i64 {
+/// multiply-add the compiler finds), with the total in `i64`. Both slices are the net's width,
+/// a multiple of [`HIDDEN_STEP`].
+fn screlu_dot(acc: &[i16], weights: &[i16]) -> i64 {
     let mut total = 0i64;
-    for (a, w) in acc.chunks_exact(32).zip(weights.chunks_exact(32)) {
+    for (a, w) in acc
+        .chunks_exact(HIDDEN_STEP)
+        .zip(weights.chunks_exact(HIDDEN_STEP))
+    {
         let mut part = 0i32;
         for (&a, &w) in a.iter().zip(w) {
             let c = i32::from(a.clamp(0, QA as i16));
@@ -270,8 +308,13 @@ pub(crate) mod tests {
     use super::*;
     use crate::position::Position;
 
-    /// A net file with small pseudo-random weights (xorshift from `seed`).
+    /// A 256-wide net file with small pseudo-random weights (xorshift from `seed`).
     pub(crate) fn random_net_bytes(seed: u64) -> Vec<u8> {
+        random_net_bytes_of(MAX_HIDDEN, seed)
+    }
+
+    /// A net file of width `hidden` with small pseudo-random weights (xorshift from `seed`).
+    pub(crate) fn random_net_bytes_of(hidden: usize, seed: u64) -> Vec<u8> {
         let mut x = seed | 1;
         let mut next = |bound: i16| {
             x ^= x << 13;
@@ -280,25 +323,35 @@ pub(crate) mod tests {
             (x % (2 * bound as u64 + 1)) as i16 - bound
         };
         let mut bytes = MAGIC.to_vec();
-        for v in [VERSION, HIDDEN as u32, QA as u32, QB as u32, SCALE as u32] {
+        for v in [VERSION, hidden as u32, QA as u32, QB as u32, SCALE as u32] {
             bytes.extend(v.to_le_bytes());
         }
-        for _ in 0..INPUTS * HIDDEN {
+        for _ in 0..INPUTS * hidden {
             bytes.extend(next(40).to_le_bytes());
         }
-        for _ in 0..HIDDEN {
+        for _ in 0..hidden {
             bytes.extend(next(60).to_le_bytes());
         }
-        for _ in 0..2 * HIDDEN {
+        for _ in 0..2 * hidden {
             bytes.extend(next(127).to_le_bytes());
         }
         bytes.extend(1234i32.to_le_bytes());
         bytes
     }
 
+    /// Every width a net file may have, narrowest to widest.
+    const WIDTHS: [usize; 4] = [32, 64, 128, MAX_HIDDEN];
+
     #[test]
     fn incremental_updates_equal_a_refresh_along_random_games() {
-        let net = Network::from_bytes(&random_net_bytes(7)).unwrap();
+        for hidden in WIDTHS {
+            incremental_updates_equal_a_refresh(hidden);
+        }
+    }
+
+    fn incremental_updates_equal_a_refresh(hidden: usize) {
+        let net = Network::from_bytes(&random_net_bytes_of(hidden, 7)).unwrap();
+        assert_eq!(net.hidden(), hidden);
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut checked = 0;
         for fen in [
@@ -322,7 +375,11 @@ pub(crate) mod tests {
                     acc = acc.update(&net, pos.chess(), m);
                     pos.push(m);
                     let fresh = net.refresh(pos.chess());
-                    assert!(acc.halves == fresh.halves, "{} after {m:?}", pos.fen());
+                    assert!(
+                        acc.halves == fresh.halves,
+                        "width {hidden}: {} after {m:?}",
+                        pos.fen()
+                    );
                     checked += 1;
                 }
             }
@@ -332,7 +389,13 @@ pub(crate) mod tests {
 
     #[test]
     fn a_position_and_its_colour_mirror_evaluate_the_same() {
-        let net = Network::from_bytes(&random_net_bytes(11)).unwrap();
+        for hidden in WIDTHS {
+            a_position_and_its_mirror_evaluate_the_same(hidden);
+        }
+    }
+
+    fn a_position_and_its_mirror_evaluate_the_same(hidden: usize) {
+        let net = Network::from_bytes(&random_net_bytes_of(hidden, 11)).unwrap();
         let mut distinct = std::collections::HashSet::new();
         for fen in [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -344,7 +407,7 @@ pub(crate) mod tests {
             let mirror = pos.mirrored();
             let score = net.evaluate(&net.refresh(pos.chess()), pos.turn());
             let mirrored = net.evaluate(&net.refresh(mirror.chess()), mirror.turn());
-            assert_eq!(score, mirrored, "{fen}");
+            assert_eq!(score, mirrored, "width {hidden}: {fen}");
             distinct.insert(score);
         }
         assert!(
@@ -357,15 +420,26 @@ pub(crate) mod tests {
     fn bad_net_files_are_refused() {
         let good = random_net_bytes(3);
         assert!(Network::from_bytes(&good).is_ok());
-        let mut wrong_width = good.clone();
-        wrong_width[8..12].copy_from_slice(&(HIDDEN as u32 * 2).to_le_bytes());
+        // A width the header names but the body does not hold, and widths no build reads.
+        let width = |w: u32| {
+            let mut bytes = good.clone();
+            bytes[8..12].copy_from_slice(&w.to_le_bytes());
+            bytes
+        };
         let mut big_output = good.clone();
         let at = good.len() - 4 - 2;
         big_output[at..at + 2].copy_from_slice(&1000i16.to_le_bytes());
         for (what, bytes) in [
             ("empty", Vec::new()),
             ("magic", b"NNUE".iter().chain(&good[4..]).copied().collect()),
-            ("width", wrong_width),
+            ("width 128 with a 256-wide body", width(128)),
+            ("width 0", width(0)),
+            ("width 48", width(48)),
+            ("width 512", width(512)),
+            ("narrow net truncated", {
+                let narrow = random_net_bytes_of(64, 3);
+                narrow[..narrow.len() - 1].to_vec()
+            }),
             ("truncated", good[..good.len() - 1].to_vec()),
             ("trailing", good.iter().chain(&[0u8]).copied().collect()),
             ("output weight", big_output),

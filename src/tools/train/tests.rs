@@ -446,10 +446,16 @@ fn command_line() {
 /// sides of the tool/library boundary).
 #[test]
 fn the_engine_evaluates_a_trained_net_as_the_trainer_does() {
+    for hidden in [32, 64, 256] {
+        the_engine_evaluates_as_the_trainer_does(hidden);
+    }
+}
+
+fn the_engine_evaluates_as_the_trainer_does(hidden: usize) {
     let mut rng = Rng::new(21);
-    let net = Network::new_random(256, &mut rng);
+    let net = Network::new_random(hidden, &mut rng);
     let bytes = net.quantise().to_bytes();
-    let dir = std::env::temp_dir().join(format!("lazuli-train-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("lazuli-train-{}-{hidden}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("random.lznn");
     std::fs::write(&path, &bytes).unwrap();
@@ -457,7 +463,7 @@ fn the_engine_evaluates_a_trained_net_as_the_trainer_does() {
     engine
         .set_option("EvalFile", path.to_str().unwrap())
         .unwrap();
-    assert!(engine.uses_nnue());
+    assert_eq!(engine.net_width(), Some(hidden));
     let mut compared = 0;
     for seed in 0..20 {
         let mut pos = lazuli::Position::startpos();
@@ -477,7 +483,7 @@ fn the_engine_evaluates_a_trained_net_as_the_trainer_does() {
             assert_eq!(
                 engine.evaluate().0,
                 net::quantised_eval(&bytes, &decoded),
-                "{}",
+                "width {hidden}: {}",
                 pos.fen()
             );
             compared += 1;
