@@ -52,7 +52,8 @@ pub struct TrainArgs {
     /// The run's seed.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
-    /// Share of the usable positions held out for validation, in [0, 1).
+    /// Share of the usable positions held out for validation, in [0, 1): the last ones in file
+    /// order (the last chunks' whole games).
     #[arg(long, value_name = "X", default_value_t = DEFAULT_VALIDATION)]
     pub val: f64,
     /// AdamW decoupled weight decay (weights only, not biases).

@@ -3,9 +3,12 @@
 //!
 //! # Design
 //! * **Data.** Records stay packed (32 bytes each) and are decoded on the fly; records that do
-//!   not decode or carry a mate score (`|score| >= MAX_ABS_SCORE`) are skipped. The usable
-//!   records' indices are shuffled once with the seeded PRNG and the last `validation_fraction`
-//!   is held out; the rest is reshuffled every epoch.
+//!   not decode or carry a mate score (`|score| >= MAX_ABS_SCORE`) are skipped. The last
+//!   `validation_fraction` of the usable records, in file order, is held out: datagen writes a
+//!   game's positions together and chunks in order, so the held-out positions are whole games
+//!   (the last chunks), none of which the net trains on, and the validation loss shows
+//!   memorising. (A random split put positions of one game on both sides and hid it.) The
+//!   rest is shuffled with the seeded PRNG and reshuffled every epoch.
 //! * **Sparsity.** A position touches only the `W1` rows of its ~32 pieces per perspective, so
 //!   forward and backward cost `O(pieces x H)`, not `O(768 x H)`. Each thread accumulates into
 //!   its own dense gradient buffer and marks the rows it wrote in a bitmap; the reduction reads
@@ -397,9 +400,10 @@ pub fn train(
         .filter(|&i| usable(&data[i as usize]).is_some())
         .collect();
     let skipped = data.len() - indices.len();
-    rng.shuffle(&mut indices);
+    // Held out in file order: whole games (see the module's notes).
     let val_len = (indices.len() as f64 * cfg.validation_fraction).round() as usize;
     let val = indices.split_off(indices.len() - val_len);
+    rng.shuffle(&mut indices);
     if indices.is_empty() {
         return Err("no usable training positions".into());
     }
