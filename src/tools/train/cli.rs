@@ -78,6 +78,10 @@ pub struct TrainArgs {
     /// at the end: what all squares of a piece share is learnt from every position with it.
     #[arg(long)]
     pub factoriser: bool,
+    /// Also train on positions without castling rights mirrored left to right (alternate
+    /// epochs): their value is the same, so a small data set counts twice.
+    #[arg(long)]
+    pub mirror: bool,
 }
 
 /// Where the positions come from.
@@ -116,6 +120,7 @@ impl TrainArgs {
             seed: self.seed,
             validation_fraction: self.val,
             factoriser: self.factoriser,
+            mirror: self.mirror,
         }
     }
 }

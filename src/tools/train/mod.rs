@@ -103,6 +103,11 @@ pub struct TrainConfig {
     /// Train with the factoriser's piece rows (see [`net`]'s documentation), merged into `W1`
     /// at the end.
     pub factoriser: bool,
+    /// Train on every position without castling rights mirrored left to right in alternate
+    /// epochs (odd epochs for positions at odd indices, even ones for the rest): the same
+    /// value, twice the positions for a net that data limits. Validation sees the positions
+    /// as they are.
+    pub mirror: bool,
 }
 
 impl Default for TrainConfig {
@@ -122,6 +127,7 @@ impl Default for TrainConfig {
             seed: DEFAULT_SEED,
             validation_fraction: DEFAULT_VALIDATION,
             factoriser: false,
+            mirror: false,
         }
     }
 }
@@ -241,9 +247,13 @@ impl Shared<'_> {
         self.grads.iter().map(|g| g.read().unwrap().loss).sum()
     }
 
-    /// The active inputs of `record`, with the factor rows when the run has them.
-    fn features(&self, record: &PackedBoard) -> Features {
-        let features = Features::from_record(record);
+    /// The active inputs of `record`, mirrored left to right when `mirror`, with the factor
+    /// rows when the run has them.
+    fn features(&self, record: &PackedBoard, mirror: bool) -> Features {
+        let mut features = Features::from_record(record);
+        if mirror {
+            features = features.mirrored_files();
+        }
         if self.cfg.factoriser {
             features.factorised()
         } else {
@@ -261,7 +271,7 @@ impl Shared<'_> {
         let mut loss = 0.0f64;
         for &i in share(self.val, t, self.cfg.threads) {
             let record = &self.data[i as usize];
-            let p = net::sigmoid(net::forward(&rows, &self.features(record), scratch));
+            let p = net::sigmoid(net::forward(&rows, &self.features(record, false), scratch));
             let target = target_from_record(record, self.cfg.lambda);
             loss += ((p - target) * (p - target)) as f64;
         }
@@ -274,9 +284,9 @@ impl Shared<'_> {
     fn compute_phase(
         &self,
         t: usize,
-        batch: std::ops::Range<usize>,
+        (batch, epoch): (std::ops::Range<usize>, usize),
         scratch: &mut Scratch,
-        records: &mut Vec<PackedBoard>,
+        records: &mut Vec<(PackedBoard, bool)>,
     ) {
         let guards = self.read_params();
         let rows: Vec<&[f32]> = guards
@@ -288,14 +298,20 @@ impl Shared<'_> {
             let order = self.order.read().unwrap();
             records.clear();
             let mine = share(&order[batch], t, self.cfg.threads);
-            records.extend(mine.iter().map(|&i| self.data[i as usize]));
+            records.extend(mine.iter().map(|&i| {
+                let record = self.data[i as usize];
+                let mirror = self.cfg.mirror
+                    && (i as usize + epoch) % 2 == 1
+                    && !net::has_castling_rights(&record);
+                (record, mirror)
+            }));
         }
         let mut grads = self.grads[t].write().unwrap();
         grads.zero();
         let mut loss = 0.0f64;
-        for record in records.iter() {
+        for (record, mirror) in records.iter() {
             let target = target_from_record(record, self.cfg.lambda);
-            let features = self.features(record);
+            let features = self.features(record, *mirror);
             loss += net::backward(&rows, &features, target, weight, scratch, &mut grads) as f64;
         }
         grads.loss = loss;
@@ -342,7 +358,7 @@ impl Shared<'_> {
                 let lr = cfg.lr_at(epoch, step, total_steps);
                 let range = b * cfg.batch_size..((b + 1) * cfg.batch_size).min(train_len);
                 let len = range.len();
-                self.compute_phase(t, range, &mut scratch, &mut records);
+                self.compute_phase(t, (range, epoch), &mut scratch, &mut records);
                 self.barrier.wait();
                 let s = StepScalars::new(step as i32 + 1, lr, cfg.weight_decay, cfg.weight_clip);
                 self.update_phase(t, &mut moments, s, &mut row_scratch);

@@ -145,6 +145,17 @@ impl Features {
         f
     }
 
+    /// The same position mirrored left to right (files a and h swapped, and so on), which has
+    /// the same value when no castling right is left (see [`has_castling_rights`]). Call on
+    /// features of the pieces alone, before [`Features::factorised`].
+    pub fn mirrored_files(mut self) -> Features {
+        for k in 0..self.len {
+            self.us[k] ^= 7;
+            self.them[k] ^= 7;
+        }
+        self
+    }
+
     pub fn us(&self) -> &[u16] {
         &self.us[..self.len]
     }
@@ -175,6 +186,16 @@ pub fn target(d: &Decoded, lambda: f32) -> f32 {
 
 /// The training target for the side to move: `lambda * result + (1 - lambda) *
 /// sigmoid(score / SCALE)`, both converted from White's point of view.
+/// True when some rook of `record` still carries a castling right (nibble role 6): such a
+/// position is not worth the same as its left-right mirror.
+pub fn has_castling_rights(record: &PackedBoard) -> bool {
+    let pieces = (u64::from_le_bytes(record[0..8].try_into().expect("8 bytes")).count_ones()
+        as usize)
+        .min(MAX_PIECES);
+    let nibbles = u128::from_le_bytes(record[8..24].try_into().expect("16 bytes"));
+    (0..pieces).any(|k| (nibbles >> (4 * k)) as u8 & 7 == CASTLING_ROOK)
+}
+
 pub fn target_from_record(record: &PackedBoard, lambda: f32) -> f32 {
     let score = i16::from_le_bytes([record[28], record[29]]);
     target_of(record[24] & 0x80 != 0, score, record[30], lambda)

@@ -71,7 +71,10 @@ fn training_reduces_loss() {
     );
     let last = reports.last().unwrap();
     assert!(last.epoch_end && last.epoch == cfg.epochs);
-    assert!(last.val_loss.unwrap() < 0.5 * first.val_loss.unwrap());
+    // Held out: the last playouts whole, never trained on, with noisy labels and random
+    // results (about 0.079 -> 0.044 here).
+    let (v0, v1) = (first.val_loss.unwrap(), last.val_loss.unwrap());
+    assert!(v1 < 0.6 * v0, "validation loss {v0} -> {v1}");
     let first_batch = reports[1].train_loss.unwrap();
     assert!(last.train_loss.unwrap() < 0.5 * first_batch);
 }
@@ -491,4 +494,100 @@ fn the_engine_evaluates_as_the_trainer_does(hidden: usize) {
     }
     assert!(compared > 1000);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `mirrored_files` gives the features of the position mirrored left to right (built as a
+/// record of its own), for both sides to move.
+#[test]
+fn left_right_mirror_features() {
+    let mut checked = 0;
+    for record in data(200, 17) {
+        let d = decode(&record).unwrap();
+        let pieces: Vec<Piece> = d
+            .pieces()
+            .iter()
+            .map(|p| Piece {
+                square: p.square ^ 7,
+                role: if p.role == format::CASTLING_ROOK {
+                    3
+                } else {
+                    p.role
+                },
+                ..*p
+            })
+            .collect();
+        // `mirrored` swaps colours' scores; only the features are compared here.
+        let m = mirrored(&d, d.stm, &pieces);
+        let sorted = |v: &[u16]| {
+            let mut v = v.to_vec();
+            v.sort_unstable();
+            v
+        };
+        let (a, b) = (
+            Features::from_record(&record).mirrored_files(),
+            Features::new(&m),
+        );
+        assert_eq!(sorted(a.us()), sorted(b.us()));
+        assert_eq!(sorted(a.them()), sorted(b.them()));
+        assert_ne!(sorted(a.us()), sorted(Features::from_record(&record).us()));
+        checked += 1;
+    }
+    assert_eq!(checked, 200);
+}
+
+/// Positions with a castling right are never mirrored; those without may be.
+#[test]
+fn castling_rights_in_records() {
+    let chess = |fen: &str| {
+        fen.parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position::<Chess>(shakmaty::CastlingMode::Standard)
+            .unwrap()
+    };
+    for (fen, rights) in [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            true,
+        ),
+        ("4k3/8/8/8/8/8/8/R3K2R w K - 0 1", true),
+        ("r3k3/8/8/8/8/8/8/4K3 b q - 0 1", true),
+        ("4k3/8/8/8/8/8/8/R3K2R w - - 0 1", false),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", false),
+    ] {
+        assert_eq!(
+            net::has_castling_rights(&encode(&chess(fen), 0, 1)),
+            rights,
+            "{fen}"
+        );
+    }
+}
+
+/// A run with `mirror` learns (its loss falls as far as without), is reproducible, and trains
+/// on something else than the run without it.
+#[test]
+fn mirrored_training() {
+    let records = data(4000, 11);
+    let cfg = TrainConfig {
+        epochs: 8,
+        mirror: true,
+        ..small_config(2)
+    };
+    let initial = Network::new_random(cfg.hidden, &mut Rng::new(cfg.seed));
+    let a = train(&records, &cfg, |_| {}).unwrap();
+    let b = train(&records, &cfg, |_| {}).unwrap();
+    let plain = train(
+        &records,
+        &TrainConfig {
+            mirror: false,
+            ..cfg.clone()
+        },
+        |_| {},
+    )
+    .unwrap();
+    let bits = |n: &Network| n.params.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+    assert_eq!(bits(&a), bits(&b));
+    assert_ne!(bits(&a), bits(&plain));
+    let before = loss_over(&initial, &records, cfg.lambda);
+    let after = loss_over(&a, &records, cfg.lambda);
+    assert!(after < 0.5 * before, "loss {before} -> {after}");
 }
