@@ -58,6 +58,7 @@ mod wdl;
 pub use bench::{BENCH_DEPTH, BenchConfig, BenchPosition, BenchReport, bench_positions};
 pub use engine::Engine;
 pub use error::Error;
+pub use eval::nnue::{Accumulator, Network};
 pub use eval::{Trace, evaluate};
 pub use options::{AUTHOR, MAX_THREADS, NAME, OptionKind, OptionSpec, Options, option_specs};
 pub use position::Position;

@@ -1,0 +1,88 @@
+//! The network's costs (`cargo bench --bench nnue`): one evaluation from an accumulator, one
+//! accumulator update for a quiet move and for a capture, one refresh from scratch, at the
+//! widths 32 (the shipped experiment `docs/nets/s1v-h32m.lznn`) and 256 (random weights in
+//! the same file format), beside one hand-crafted evaluation of the same position.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use lazuli::{Network, Position};
+use shakmaty::{Chess, Move, Position as _};
+
+/// A net file of width `hidden` with small xorshift weights, in the layout
+/// `Network::from_bytes` documents (the header's constants are this build's: a changed
+/// constant makes `from_bytes` refuse the file and the bench stop).
+fn random_net(hidden: usize) -> Vec<u8> {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |bound: i64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        ((x % (2 * bound as u64 + 1)) as i64 - bound) as i16
+    };
+    let mut bytes = b"LZNN".to_vec();
+    for v in [1, hidden as u32, 255, 64, 400] {
+        bytes.extend(v.to_le_bytes());
+    }
+    let words = 768 * hidden + hidden + 2 * hidden;
+    for i in 0..words {
+        let bound = if i >= 768 * hidden + hidden { 127 } else { 40 };
+        bytes.extend(next(bound).to_le_bytes());
+    }
+    bytes.extend(1234i32.to_le_bytes());
+    bytes
+}
+
+/// A middlegame position and one quiet move and one capture in it.
+fn position() -> (Chess, Move, Move) {
+    let pos = Position::from_fen(
+        "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8",
+    )
+    .expect("a legal FEN");
+    let chess = pos.chess().clone();
+    let moves = chess.legal_moves();
+    let quiet = moves
+        .iter()
+        .find(|m| !m.is_capture() && m.role() == shakmaty::Role::Knight)
+        .expect("a knight move")
+        .clone();
+    let capture = moves
+        .iter()
+        .find(|m| m.is_capture())
+        .expect("a capture")
+        .clone();
+    (chess, quiet, capture)
+}
+
+fn bench(c: &mut Criterion) {
+    let (chess, quiet, capture) = position();
+    let nets = [
+        (
+            32,
+            Network::from_bytes(include_bytes!("../docs/nets/s1v-h32m.lznn")).unwrap(),
+        ),
+        (256, Network::from_bytes(&random_net(256)).unwrap()),
+    ];
+    let mut group = c.benchmark_group("nnue");
+    for (width, net) in &nets {
+        let acc = net.refresh(&chess);
+        group.bench_with_input(BenchmarkId::new("evaluate", width), &acc, |b, acc| {
+            b.iter(|| black_box(net.evaluate(black_box(acc), chess.turn())))
+        });
+        for (name, m) in [("update quiet", &quiet), ("update capture", &capture)] {
+            group.bench_with_input(BenchmarkId::new(name, width), &acc, |b, acc| {
+                b.iter(|| black_box(black_box(acc).update(net, &chess, m.clone())))
+            });
+        }
+        group.bench_with_input(BenchmarkId::new("refresh", width), &chess, |b, chess| {
+            b.iter(|| black_box(net.refresh(black_box(chess))))
+        });
+    }
+    group.finish();
+    c.bench_function("hce evaluate", |b| {
+        b.iter(|| black_box(lazuli::evaluate(black_box(&chess))))
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
