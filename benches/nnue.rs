@@ -35,22 +35,16 @@ fn random_net(hidden: usize) -> Vec<u8> {
 
 /// A middlegame position and one quiet move and one capture in it.
 fn position() -> (Chess, Move, Move) {
-    let pos = Position::from_fen(
-        "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8",
-    )
-    .expect("a legal FEN");
+    let pos =
+        Position::from_fen("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8")
+            .expect("a legal FEN");
     let chess = pos.chess().clone();
     let moves = chess.legal_moves();
-    let quiet = moves
+    let quiet = *moves
         .iter()
         .find(|m| !m.is_capture() && m.role() == shakmaty::Role::Knight)
-        .expect("a knight move")
-        .clone();
-    let capture = moves
-        .iter()
-        .find(|m| m.is_capture())
-        .expect("a capture")
-        .clone();
+        .expect("a knight move");
+    let capture = *moves.iter().find(|m| m.is_capture()).expect("a capture");
     (chess, quiet, capture)
 }
 
@@ -71,7 +65,7 @@ fn bench(c: &mut Criterion) {
         });
         for (name, m) in [("update quiet", &quiet), ("update capture", &capture)] {
             group.bench_with_input(BenchmarkId::new(name, width), &acc, |b, acc| {
-                b.iter(|| black_box(black_box(acc).update(net, &chess, m.clone())))
+                b.iter(|| black_box(black_box(acc).update(net, &chess, *m)))
             });
         }
         group.bench_with_input(BenchmarkId::new("refresh", width), &chess, |b, chess| {
