@@ -1,37 +1,13 @@
 //! The network's costs (`cargo bench --bench nnue`): one evaluation from an accumulator, one
 //! accumulator update for a quiet move and for a capture, one refresh from scratch, at the
-//! widths 32 (the shipped experiment `docs/nets/s1v-h32m.lznn`) and 256 (random weights in
-//! the same file format), beside one hand-crafted evaluation of the same position.
+//! widths 32 (the shipped experiment `docs/nets/s1v-h32m.lznn`) and 256 (random weights,
+//! `Network::random_bytes`), beside one hand-crafted evaluation of the same position.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use lazuli::{Network, Position};
 use shakmaty::{Chess, Move, Position as _};
-
-/// A net file of width `hidden` with small xorshift weights, in the layout
-/// `Network::from_bytes` documents (the header's constants are this build's: a changed
-/// constant makes `from_bytes` refuse the file and the bench stop).
-fn random_net(hidden: usize) -> Vec<u8> {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |bound: i64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        ((x % (2 * bound as u64 + 1)) as i64 - bound) as i16
-    };
-    let mut bytes = b"LZNN".to_vec();
-    for v in [1, hidden as u32, 255, 64, 400] {
-        bytes.extend(v.to_le_bytes());
-    }
-    let words = 768 * hidden + hidden + 2 * hidden;
-    for i in 0..words {
-        let bound = if i >= 768 * hidden + hidden { 127 } else { 40 };
-        bytes.extend(next(bound).to_le_bytes());
-    }
-    bytes.extend(1234i32.to_le_bytes());
-    bytes
-}
 
 /// A middlegame position and one quiet move and one capture in it.
 fn position() -> (Chess, Move, Move) {
@@ -55,7 +31,10 @@ fn bench(c: &mut Criterion) {
             32,
             Network::from_bytes(include_bytes!("../docs/nets/s1v-h32m.lznn")).unwrap(),
         ),
-        (256, Network::from_bytes(&random_net(256)).unwrap()),
+        (
+            256,
+            Network::from_bytes(&Network::random_bytes(256, 7)).unwrap(),
+        ),
     ];
     let mut group = c.benchmark_group("nnue");
     for (width, net) in &nets {

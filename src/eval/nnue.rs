@@ -166,6 +166,34 @@ impl Network {
         Ok(net)
     }
 
+    /// A net file of width `hidden` (a multiple of 32 up to [`MAX_HIDDEN`]) with small
+    /// pseudo-random weights (xorshift from `seed`), for tests and benchmarks.
+    #[doc(hidden)]
+    pub fn random_bytes(hidden: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        let mut next = |bound: i16| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % (2 * bound as u64 + 1)) as i16 - bound
+        };
+        let mut bytes = MAGIC.to_vec();
+        for v in [VERSION, hidden as u32, QA as u32, QB as u32, SCALE as u32] {
+            bytes.extend(v.to_le_bytes());
+        }
+        for _ in 0..INPUTS * hidden {
+            bytes.extend(next(40).to_le_bytes());
+        }
+        for _ in 0..hidden {
+            bytes.extend(next(60).to_le_bytes());
+        }
+        for _ in 0..2 * hidden {
+            bytes.extend(next(127).to_le_bytes());
+        }
+        bytes.extend(1234i32.to_le_bytes());
+        bytes
+    }
+
     /// Width of the hidden layer.
     pub fn hidden(&self) -> usize {
         self.hidden
@@ -308,37 +336,6 @@ pub(crate) mod tests {
     use super::*;
     use crate::position::Position;
 
-    /// A 256-wide net file with small pseudo-random weights (xorshift from `seed`).
-    pub(crate) fn random_net_bytes(seed: u64) -> Vec<u8> {
-        random_net_bytes_of(MAX_HIDDEN, seed)
-    }
-
-    /// A net file of width `hidden` with small pseudo-random weights (xorshift from `seed`).
-    pub(crate) fn random_net_bytes_of(hidden: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        let mut next = |bound: i16| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % (2 * bound as u64 + 1)) as i16 - bound
-        };
-        let mut bytes = MAGIC.to_vec();
-        for v in [VERSION, hidden as u32, QA as u32, QB as u32, SCALE as u32] {
-            bytes.extend(v.to_le_bytes());
-        }
-        for _ in 0..INPUTS * hidden {
-            bytes.extend(next(40).to_le_bytes());
-        }
-        for _ in 0..hidden {
-            bytes.extend(next(60).to_le_bytes());
-        }
-        for _ in 0..2 * hidden {
-            bytes.extend(next(127).to_le_bytes());
-        }
-        bytes.extend(1234i32.to_le_bytes());
-        bytes
-    }
-
     /// Every width a net file may have, narrowest to widest.
     const WIDTHS: [usize; 4] = [32, 64, 128, MAX_HIDDEN];
 
@@ -350,7 +347,7 @@ pub(crate) mod tests {
     }
 
     fn incremental_updates_equal_a_refresh(hidden: usize) {
-        let net = Network::from_bytes(&random_net_bytes_of(hidden, 7)).unwrap();
+        let net = Network::from_bytes(&Network::random_bytes(hidden, 7)).unwrap();
         assert_eq!(net.hidden(), hidden);
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut checked = 0;
@@ -395,7 +392,7 @@ pub(crate) mod tests {
     }
 
     fn a_position_and_its_mirror_evaluate_the_same(hidden: usize) {
-        let net = Network::from_bytes(&random_net_bytes_of(hidden, 11)).unwrap();
+        let net = Network::from_bytes(&Network::random_bytes(hidden, 11)).unwrap();
         let mut distinct = std::collections::HashSet::new();
         for fen in [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -418,7 +415,7 @@ pub(crate) mod tests {
 
     #[test]
     fn bad_net_files_are_refused() {
-        let good = random_net_bytes(3);
+        let good = Network::random_bytes(MAX_HIDDEN, 3);
         assert!(Network::from_bytes(&good).is_ok());
         // A width the header names but the body does not hold, and widths no build reads.
         let width = |w: u32| {
@@ -437,7 +434,7 @@ pub(crate) mod tests {
             ("width 48", width(48)),
             ("width 512", width(512)),
             ("narrow net truncated", {
-                let narrow = random_net_bytes_of(64, 3);
+                let narrow = Network::random_bytes(64, 3);
                 narrow[..narrow.len() - 1].to_vec()
             }),
             ("truncated", good[..good.len() - 1].to_vec()),

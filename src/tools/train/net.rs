@@ -122,8 +122,7 @@ impl Features {
     /// The same as `Features::new(&decode(record)?)` for a record that decodes, straight from
     /// the bytes (the training loop's hot path: records are validated once, up front).
     pub fn from_record(record: &PackedBoard) -> Features {
-        let mut occupancy = u64::from_le_bytes(record[0..8].try_into().expect("8 bytes"));
-        let nibbles = u128::from_le_bytes(record[8..24].try_into().expect("16 bytes"));
+        let (mut occupancy, nibbles) = packed_pieces(record);
         let stm_black = (record[24] >> 7) as u16;
         let mut f = Features {
             us: [0; 2 * MAX_PIECES],
@@ -184,18 +183,24 @@ pub fn target(d: &Decoded, lambda: f32) -> f32 {
     target_of(d.stm == Color::Black, d.score, d.wdl, lambda)
 }
 
-/// The training target for the side to move: `lambda * result + (1 - lambda) *
-/// sigmoid(score / SCALE)`, both converted from White's point of view.
 /// True when some rook of `record` still carries a castling right (nibble role 6): such a
 /// position is not worth the same as its left-right mirror.
 pub fn has_castling_rights(record: &PackedBoard) -> bool {
-    let pieces = (u64::from_le_bytes(record[0..8].try_into().expect("8 bytes")).count_ones()
-        as usize)
-        .min(MAX_PIECES);
-    let nibbles = u128::from_le_bytes(record[8..24].try_into().expect("16 bytes"));
+    let (occupancy, nibbles) = packed_pieces(record);
+    let pieces = (occupancy.count_ones() as usize).min(MAX_PIECES);
     (0..pieces).any(|k| (nibbles >> (4 * k)) as u8 & 7 == CASTLING_ROOK)
 }
 
+/// A record's occupancy bitboard and its piece nibbles (see [`crate::tools::format`]).
+fn packed_pieces(record: &PackedBoard) -> (u64, u128) {
+    (
+        u64::from_le_bytes(record[0..8].try_into().expect("8 bytes")),
+        u128::from_le_bytes(record[8..24].try_into().expect("16 bytes")),
+    )
+}
+
+/// The training target for the side to move: `lambda * result + (1 - lambda) *
+/// sigmoid(score / SCALE)`, both converted from White's point of view.
 pub fn target_from_record(record: &PackedBoard, lambda: f32) -> f32 {
     let score = i16::from_le_bytes([record[28], record[29]]);
     target_of(record[24] & 0x80 != 0, score, record[30], lambda)
