@@ -1,12 +1,12 @@
 //! The network's costs (`cargo bench --bench nnue`): one evaluation from an accumulator, one
 //! accumulator update for a quiet move and for a capture, one refresh from scratch, at the
-//! widths 32 (the shipped experiment `docs/nets/s1v-h32m.lznn`) and 256 (random weights,
+//! widths 32 (the built-in net, `docs/nets/s12-h32m.lznn`) and 256 (random weights,
 //! `Network::random_bytes`), beside one hand-crafted evaluation of the same position.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use lazuli::{Network, Position};
+use lazuli::{Accumulator, Network, Position};
 use shakmaty::{Chess, Move, Position as _};
 
 /// A middlegame position and one quiet move and one capture in it.
@@ -29,7 +29,7 @@ fn bench(c: &mut Criterion) {
     let nets = [
         (
             32,
-            Network::from_bytes(include_bytes!("../docs/nets/s1v-h32m.lznn")).unwrap(),
+            Network::from_bytes(include_bytes!("../docs/nets/s12-h32m.lznn")).unwrap(),
         ),
         (
             256,
@@ -44,7 +44,11 @@ fn bench(c: &mut Criterion) {
         });
         for (name, m) in [("update quiet", &quiet), ("update capture", &capture)] {
             group.bench_with_input(BenchmarkId::new(name, width), &acc, |b, acc| {
-                b.iter(|| black_box(black_box(acc).update(net, &chess, *m)))
+                let mut next = Accumulator::empty();
+                b.iter(|| {
+                    black_box(acc).update(net, &chess, *m, &mut next);
+                    black_box(&next);
+                })
             });
         }
         group.bench_with_input(BenchmarkId::new("refresh", width), &chess, |b, chess| {

@@ -45,40 +45,52 @@ fn clamp(cp: i32) -> Score {
 /// One thread's evaluation state along the line being searched. See the module documentation.
 pub(crate) struct EvalStack {
     eval: Evaluation,
+    /// One slot per ply from the root (allocated once, grown only past the planned plies);
+    /// `accumulators[top]` is the current position's.
     accumulators: Vec<Accumulator>,
+    top: usize,
 }
 
 impl EvalStack {
     /// The state at `root`, with room for `plies` moves.
     pub(crate) fn new(eval: Evaluation, root: &Chess, plies: usize) -> EvalStack {
-        let mut accumulators = Vec::with_capacity(plies + 1);
-        if let Evaluation::Nnue(net) = &eval {
-            accumulators.push(net.refresh(root));
+        let accumulators = match &eval {
+            Evaluation::Nnue(net) => {
+                let mut slots = vec![Accumulator::empty(); plies + 1];
+                slots[0] = net.refresh(root);
+                slots
+            }
+            Evaluation::Hce => Vec::new(),
+        };
+        EvalStack {
+            eval,
+            accumulators,
+            top: 0,
         }
-        EvalStack { eval, accumulators }
     }
 
     /// `m` is played in `before`.
     pub(crate) fn push(&mut self, before: &Chess, m: Move) {
         if let Evaluation::Nnue(net) = &self.eval {
-            let top = self.accumulators.last().expect("the root is never popped");
-            let next = top.update(net, before, m);
-            self.accumulators.push(next);
+            let (current, next) = current_and_next(&mut self.accumulators, self.top);
+            current.update(net, before, m, next);
+            self.top += 1;
         }
     }
 
     /// A null move: the pieces stay, only the side to move changes.
     pub(crate) fn push_null(&mut self) {
-        if let Some(top) = self.accumulators.last() {
-            let same = top.clone();
-            self.accumulators.push(same);
+        if let Evaluation::Nnue(net) = &self.eval {
+            let (current, next) = current_and_next(&mut self.accumulators, self.top);
+            next.copy_from(net, current);
+            self.top += 1;
         }
     }
 
     /// Takes back the last push.
     pub(crate) fn pop(&mut self) {
         if matches!(self.eval, Evaluation::Nnue(_)) {
-            self.accumulators.pop();
+            self.top -= 1;
         }
     }
 
@@ -87,8 +99,7 @@ impl EvalStack {
         match &self.eval {
             Evaluation::Hce => hce::evaluate(chess),
             Evaluation::Nnue(net) => {
-                let top = self.accumulators.last().expect("the root is never popped");
-                let score = clamp(net.evaluate(top, chess.turn()));
+                let score = clamp(net.evaluate(&self.accumulators[self.top], chess.turn()));
                 debug_assert_eq!(
                     score,
                     self.eval.evaluate(chess),
@@ -98,6 +109,16 @@ impl EvalStack {
             }
         }
     }
+}
+
+/// The accumulator of ply `top` and the next ply's slot (the slots grow if a line outruns the
+/// plies planned).
+fn current_and_next(slots: &mut Vec<Accumulator>, top: usize) -> (&Accumulator, &mut Accumulator) {
+    if top + 1 == slots.len() {
+        slots.push(Accumulator::empty());
+    }
+    let (done, rest) = slots.split_at_mut(top + 1);
+    (&done[top], &mut rest[0])
 }
 
 /// The hand-crafted evaluation of `chess` from the side to move (the `eval` command's terms are

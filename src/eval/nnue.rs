@@ -14,7 +14,9 @@
 //!
 //! - Width: `H` is read from the file, any multiple of 32 up to [`MAX_HIDDEN`] (smaller nets
 //!   are what a few million positions support). Accumulators are arrays of `MAX_HIDDEN` lanes
-//!   of which the first `H` are used; the rest stay zero and are never read.
+//!   of which the first `H` are used; the rest stay zero and are never read or copied (an
+//!   update writes the `H` lanes of a slot the search keeps per ply, so a 32-wide net moves
+//!   64 bytes per perspective, not 512).
 //!
 //! The loops are plain slices of `i16`/`i32` (of the net's width, cut in chunks of 32 where
 //! the compiler needs a fixed length), which the compiler vectorises (no `unsafe`, no
@@ -238,9 +240,18 @@ impl Network {
 }
 
 impl Accumulator {
-    /// The accumulator after `m` is played in `before` (whose accumulator is `self`), from the
-    /// weight rows of the pieces that left and reached squares.
-    pub fn update(&self, net: &Network, before: &Chess, m: Move) -> Accumulator {
+    /// The accumulator of `net` before any piece: zero lanes, a slot for [`Accumulator::update`].
+    pub fn empty() -> Accumulator {
+        Accumulator {
+            halves: [[0; MAX_HIDDEN]; 2],
+        }
+    }
+
+    /// Writes into `next` the accumulator after `m` is played in `before` (whose accumulator is
+    /// `self`): `self`'s lanes of `net`'s width, minus the weight rows of the pieces that left
+    /// squares, plus those of the pieces that reached squares. Lanes past the width are left
+    /// as they are (zero in every slot that only ever held `net`'s accumulators).
+    pub fn update(&self, net: &Network, before: &Chess, m: Move, next: &mut Accumulator) {
         let us = before.turn();
         let mut removed: [Option<(Piece, Square)>; 2] = [None; 2];
         let mut added: [Option<(Piece, Square)>; 2] = [None; 2];
@@ -283,9 +294,12 @@ impl Accumulator {
             }
             Move::Put { .. } => unreachable!("no drops in standard chess"),
         }
-        let mut next = self.clone();
-        for (view, half) in Color::ALL.into_iter().zip(next.halves.iter_mut()) {
+        for (view, (half, parent)) in Color::ALL
+            .into_iter()
+            .zip(next.halves.iter_mut().zip(&self.halves))
+        {
             let half = net.lanes(half);
+            half.copy_from_slice(&parent[..net.hidden]);
             for &(p, sq) in removed.iter().flatten() {
                 sub(half, &net.feature_weights[feature(view, p, sq)]);
             }
@@ -293,7 +307,13 @@ impl Accumulator {
                 add(half, &net.feature_weights[feature(view, p, sq)]);
             }
         }
-        next
+    }
+
+    /// Copies `net`'s lanes of `from` into `self` (a null move: same pieces).
+    pub fn copy_from(&mut self, net: &Network, from: &Accumulator) {
+        for (half, parent) in self.halves.iter_mut().zip(&from.halves) {
+            net.lanes(half).copy_from_slice(&parent[..net.hidden]);
+        }
     }
 }
 
@@ -360,6 +380,7 @@ pub(crate) mod tests {
             for _game in 0..20 {
                 let mut pos = Position::from_fen(fen).unwrap();
                 let mut acc = net.refresh(pos.chess());
+                let mut next = Accumulator::empty();
                 for _ply in 0..80 {
                     let moves = pos.legal_moves();
                     if moves.is_empty() {
@@ -369,7 +390,8 @@ pub(crate) mod tests {
                     x ^= x >> 7;
                     x ^= x << 17;
                     let m = moves[(x % moves.len() as u64) as usize];
-                    acc = acc.update(&net, pos.chess(), m);
+                    acc.update(&net, pos.chess(), m, &mut next);
+                    std::mem::swap(&mut acc, &mut next);
                     pos.push(m);
                     let fresh = net.refresh(pos.chess());
                     assert!(
