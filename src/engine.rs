@@ -37,14 +37,14 @@ enum Pending {
 /// An option whose value is read from files, loaded (and so checked) when it is set, with the
 /// option's text.
 enum Loaded {
-    /// `EvalFile` (`None`: the built-in network, and there is none).
+    /// `EvalFile` (`None`: no network; the built-in one when this build has one).
     Net(Option<Arc<Network>>, String),
     /// `SyzygyPath` (`None`: no tables).
     Tables(Option<Arc<Tablebases>>, String),
 }
 
-/// The network built into lazuli, if this build has one.
-const BUILT_IN_NET: Option<&[u8]> = None;
+/// The network built into lazuli (`docs/nets.md`, net s12-h32m).
+const BUILT_IN_NET: Option<&[u8]> = Some(include_bytes!("../docs/nets/s12-h32m.lznn"));
 
 /// The network of `EvalFile` `path`: the built-in one for an empty path.
 fn load_net(path: &str) -> Result<Option<Arc<Network>>, Error> {
