@@ -240,7 +240,7 @@ impl Network {
 }
 
 impl Accumulator {
-    /// The accumulator of `net` before any piece: zero lanes, a slot for [`Accumulator::update`].
+    /// An accumulator of zero lanes: a slot for [`Accumulator::update`] to write into.
     pub fn empty() -> Accumulator {
         Accumulator {
             halves: [[0; MAX_HIDDEN]; 2],
