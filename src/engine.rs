@@ -37,29 +37,26 @@ enum Pending {
 /// An option whose value is read from files, loaded (and so checked) when it is set, with the
 /// option's text.
 enum Loaded {
-    /// `EvalFile` (`None`: no network; the built-in one when this build has one).
-    Net(Option<Arc<Network>>, String),
+    /// `EvalFile` (the built-in network for an empty path).
+    Net(Arc<Network>, String),
     /// `SyzygyPath` (`None`: no tables).
     Tables(Option<Arc<Tablebases>>, String),
 }
 
 /// The network built into lazuli (`docs/nets.md`, net s12-h32m).
-const BUILT_IN_NET: Option<&[u8]> = Some(include_bytes!("../docs/nets/s12-h32m.lznn"));
+const BUILT_IN_NET: &[u8] = include_bytes!("../docs/nets/s12-h32m.lznn");
 
 /// The network of `EvalFile` `path`: the built-in one for an empty path.
-fn load_net(path: &str) -> Result<Option<Arc<Network>>, Error> {
+fn load_net(path: &str) -> Result<Arc<Network>, Error> {
     let bytes = if path.is_empty() {
-        match BUILT_IN_NET {
-            Some(bytes) => bytes.to_vec(),
-            None => return Ok(None),
-        }
+        BUILT_IN_NET.to_vec()
     } else {
         std::fs::read(path)
             .map_err(|e| Error::InvalidOption(format!("EvalFile: cannot read '{path}': {e}")))?
     };
     let net = Network::from_bytes(&bytes)
         .map_err(|e| Error::InvalidOption(format!("EvalFile '{path}': {e}")))?;
-    Ok(Some(Arc::new(net)))
+    Ok(Arc::new(net))
 }
 
 /// The engine. See the module documentation.
@@ -69,8 +66,8 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     state: Arc<SearchState>,
     pool: ThreadPool,
-    /// The network of `EvalFile` (the built-in one by default), if any.
-    net: Option<Arc<Network>>,
+    /// The network of `EvalFile` (the built-in one by default).
+    net: Arc<Network>,
     /// The Syzygy tables of `SyzygyPath`, if any.
     tables: Option<Arc<Tablebases>>,
     pending: Vec<Pending>,
@@ -231,12 +228,13 @@ impl Engine {
         }
     }
 
-    /// The evaluation the next search uses: the network when `UseNNUE` is on and there is
-    /// one, else the hand-crafted evaluation.
+    /// The evaluation the next search uses: the network when `UseNNUE` is on, else the
+    /// hand-crafted evaluation.
     fn evaluation(&self) -> Evaluation {
-        match &self.net {
-            Some(net) if self.options.use_nnue => Evaluation::Nnue(Arc::clone(net)),
-            _ => Evaluation::Hce,
+        if self.options.use_nnue {
+            Evaluation::Nnue(Arc::clone(&self.net))
+        } else {
+            Evaluation::Hce
         }
     }
 

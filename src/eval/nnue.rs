@@ -294,12 +294,9 @@ impl Accumulator {
             }
             Move::Put { .. } => unreachable!("no drops in standard chess"),
         }
-        for (view, (half, parent)) in Color::ALL
-            .into_iter()
-            .zip(next.halves.iter_mut().zip(&self.halves))
-        {
+        next.copy_from(net, self);
+        for (view, half) in Color::ALL.into_iter().zip(next.halves.iter_mut()) {
             let half = net.lanes(half);
-            half.copy_from_slice(&parent[..net.hidden]);
             for &(p, sq) in removed.iter().flatten() {
                 sub(half, &net.feature_weights[feature(view, p, sq)]);
             }
