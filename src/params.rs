@@ -188,6 +188,15 @@ tunables! {
     /// Captures of the same victim are ordered by capture history divided by this (a pawn of
     /// victim value is 800).
     CAPTURE_HISTORY_DIVISOR = 32 in 8..=128;
+
+    // -----------------------------------------------------------------------------------------
+    // Evaluation (eval/mod.rs).
+    // -----------------------------------------------------------------------------------------
+
+    /// The network's output is multiplied by this, in percent, before the search sees it. The
+    /// search's margins were fitted to the hand-crafted evaluation, whose scores of material
+    /// imbalances are about half the network's (docs/nets.md).
+    NET_OUTPUT_PERCENT = 100 in 40..=150;
 }
 
 // ---------------------------------------------------------------------------------------------

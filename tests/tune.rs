@@ -58,6 +58,7 @@ fn each_tunable_is_an_option_that_changes_the_search_and_resets_exactly() {
         "LMR_DIVISOR",
         "FUTILITY_MARGIN",
         "HISTORY_BONUS_SCALE",
+        "NET_OUTPUT_PERCENT",
     ] {
         let &(_, default, min, _) = tunables.iter().find(|t| t.0 == name).unwrap();
         e.set_option(name, &min.to_string()).unwrap();

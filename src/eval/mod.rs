@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use shakmaty::{Chess, Move, Position as _};
 
+use crate::params::NET_OUTPUT_PERCENT;
 use crate::score::Score;
 
 pub use hce::Trace;
@@ -31,15 +32,16 @@ impl Evaluation {
     pub(crate) fn evaluate(&self, chess: &Chess) -> Score {
         match self {
             Evaluation::Hce => hce::evaluate(chess),
-            Evaluation::Nnue(net) => clamp(net.evaluate(&net.refresh(chess), chess.turn())),
+            Evaluation::Nnue(net) => scaled(net.evaluate(&net.refresh(chess), chess.turn())),
         }
     }
 }
 
-/// Network outputs stay clear of mate and tablebase scores.
-fn clamp(cp: i32) -> Score {
+/// A network output as the search sees it: times [`NET_OUTPUT_PERCENT`], clear of mate and
+/// tablebase scores.
+fn scaled(cp: i32) -> Score {
     let bound = Score::TB_WIN_BOUND.0 - 1;
-    Score(cp.clamp(-bound, bound))
+    Score((cp * NET_OUTPUT_PERCENT.get() / 100).clamp(-bound, bound))
 }
 
 /// One thread's evaluation state along the line being searched. See the module documentation.
@@ -99,7 +101,7 @@ impl EvalStack {
         match &self.eval {
             Evaluation::Hce => hce::evaluate(chess),
             Evaluation::Nnue(net) => {
-                let score = clamp(net.evaluate(&self.accumulators[self.top], chess.turn()));
+                let score = scaled(net.evaluate(&self.accumulators[self.top], chess.turn()));
                 debug_assert_eq!(
                     score,
                     self.eval.evaluate(chess),
