@@ -43,8 +43,8 @@ enum Loaded {
     Tables(Option<Arc<Tablebases>>, String),
 }
 
-/// The network built into lazuli (`docs/nets.md`, net s12-h32m).
-const BUILT_IN_NET: &[u8] = include_bytes!("../docs/nets/s12-h32m.lznn");
+/// The network built into lazuli (`docs/nets.md`, net s123-h32m).
+const BUILT_IN_NET: &[u8] = include_bytes!("../docs/nets/s123-h32m.lznn");
 
 /// The network of `EvalFile` `path`: the built-in one for an empty path.
 fn load_net(path: &str) -> Result<Arc<Network>, Error> {

@@ -133,26 +133,18 @@ fn hard_mate_in_three() {
 /// continuation histories (batch 1 of the modern search, docs/strength.md) zugzwang.001 needed
 /// depth 18 instead of 16; zugzwang.004 (Qxh4) is no longer found by either mode below depth 24
 /// and is left out. With singular extensions (batch 4) standard null move finds zugzwang.001
-/// (Rf1) before verified, so it is left out too. With the built-in network (docs/nets.md,
-/// s12-h32m; probed at depths 6-20 in both modes) verified finds zugzwang.005 (Nd5) from
-/// depth 17, standard not up to depth 20; at depth 11 verified plays zugzwang.002's Kh6 and
-/// standard Kh5 (both find Kh6 from depth 12).
-const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
-    (
-        "zugzwang.002",
-        "1q1k4/2Rr4/8/2Q3K1/8/8/8/8 w - - 0 1",
-        11,
-        "g5h5",
-        "g5h6",
-    ),
-    (
-        "zugzwang.005",
-        "8/8/1p1r1k2/p1pPN1p1/P3KnP1/1P6/8/3R4 b - - 0 1",
-        17,
-        "d6d8",
-        "f4d5",
-    ),
-];
+/// (Rf1) before verified, so it is left out too. With the built-in network s123-h32m
+/// (docs/nets.md; probed at depths 6-20 in both modes, 21-22 for zugzwang.005) verified finds
+/// zugzwang.005 (Nd5) from depth 20, standard not up to depth 22; zugzwang.002 is left out:
+/// both modes play Kh6 from depth 9, and at depths 7 and 8 standard found it first. (With
+/// s12-h32m: zugzwang.005 from depth 17; zugzwang.002 at depth 11 verified Kh6, standard Kh5.)
+const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[(
+    "zugzwang.005",
+    "8/8/1p1r1k2/p1pPN1p1/P3KnP1/1P6/8/3R4 b - - 0 1",
+    20,
+    "d6d8",
+    "f4d5",
+)];
 
 #[test]
 fn verified_null_move_solves_zugzwangs_that_standard_null_move_misses() {
