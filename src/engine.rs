@@ -48,13 +48,15 @@ const BUILT_IN_NET: &[u8] = include_bytes!("../docs/nets/s123-h32m.lznn");
 
 /// The network of `EvalFile` `path`: the built-in one for an empty path.
 fn load_net(path: &str) -> Result<Arc<Network>, Error> {
+    let read;
     let bytes = if path.is_empty() {
-        BUILT_IN_NET.to_vec()
+        BUILT_IN_NET
     } else {
-        std::fs::read(path)
-            .map_err(|e| Error::InvalidOption(format!("EvalFile: cannot read '{path}': {e}")))?
+        read = std::fs::read(path)
+            .map_err(|e| Error::InvalidOption(format!("EvalFile: cannot read '{path}': {e}")))?;
+        &read
     };
-    let net = Network::from_bytes(&bytes)
+    let net = Network::from_bytes(bytes)
         .map_err(|e| Error::InvalidOption(format!("EvalFile '{path}': {e}")))?;
     Ok(Arc::new(net))
 }

@@ -41,7 +41,15 @@ impl Evaluation {
 /// tablebase scores.
 fn scaled(cp: i32) -> Score {
     let bound = Score::TB_WIN_BOUND.0 - 1;
-    Score((cp * NET_OUTPUT_PERCENT.get() / 100).clamp(-bound, bound))
+    // Ordinary builds read the constant 100, and this test folds the multiply and divide
+    // away (`cp * 100 / 100` alone does not fold: in release builds it may wrap).
+    let percent = NET_OUTPUT_PERCENT.get();
+    let cp = if percent == 100 {
+        cp
+    } else {
+        cp * percent / 100
+    };
+    Score(cp.clamp(-bound, bound))
 }
 
 /// One thread's evaluation state along the line being searched. See the module documentation.
