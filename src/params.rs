@@ -261,16 +261,16 @@ pub(crate) const REPORT_CURRMOVE_AFTER: Duration = Duration::from_secs(1);
 pub(crate) const TB_STORE_DEPTH_BONUS: i32 = 6;
 
 // ---------------------------------------------------------------------------------------------
-// Win/draw/loss model (wdl.rs), fitted by tools/fit_wdl.py to lazuli's self-play (docs/wdl.md).
+// Win/draw/loss model (wdl.rs), fitted by tools/fit_wdl.py to the net's games (docs/wdl.md).
 // ---------------------------------------------------------------------------------------------
 
 /// The material the model sees is clamped to this range (Stockfish: 17..78; lazuli's self-play
 /// has many endgames below 17, which behave unlike 17).
 pub(crate) const WDL_MATERIAL: (u32, u32) = (4, 78);
 /// Centre of the win-rate curve, a cubic in material / 58 (highest power first), centipawns.
-pub(crate) const WDL_AS: [f64; 4] = [360.326438, -204.915618, -620.850777, 521.092818];
+pub(crate) const WDL_AS: [f64; 4] = [380.501075, -454.263110, -313.751673, 506.361854];
 /// Width of the win-rate curve, the same kind of cubic.
-pub(crate) const WDL_BS: [f64; 4] = [239.905206, -135.221406, -273.116369, 270.674102];
+pub(crate) const WDL_BS: [f64; 4] = [71.798820, -53.581229, -4.353022, 146.514522];
 
 // ---------------------------------------------------------------------------------------------
 // Limited strength: `Skill Level`, `UCI_LimitStrength` and `UCI_Elo` (search/skill.rs).
