@@ -17,6 +17,9 @@ labelled with its game's result. The data is `lazuli datagen` output: marlinform
 of predicted against observed results by score.
 
     python3 tools/fit_wdl.py DIR [DIR ...]        # needs numpy and scipy (pip install)
+    python3 tools/fit_wdl.py DIR --against AS0,AS1,AS2,AS3,BS0,BS1,BS2,BS3
+        # also scores other coefficients (an earlier fit) on the same data: their mean
+        # negative log-likelihood and a column of their predictions in the table
 """
 
 import argparse
@@ -64,7 +67,13 @@ def model(params, v, m):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("dirs", nargs="+", help="folders of lazuli datagen chunks")
+    parser.add_argument("--against", help="eight comma-separated coefficients to compare with")
     args = parser.parse_args()
+    against = None
+    if args.against:
+        against = np.array([float(c) for c in args.against.split(",")])
+        if len(against) != 8:
+            sys.exit("--against needs eight coefficients: WDL_AS then WDL_BS")
     files, data = load(args.dirs)
     v = data["score"].astype(float)
     result = data["result"].astype(int)  # from White's side: 2 win, 1 draw, 0 loss
@@ -87,21 +96,29 @@ def main():
           f"results W/D/L (White) {won.sum()}/{drawn.sum()}/{lost.sum()}")
     print(f"# mean negative log-likelihood {fit.fun:.5f} (the starting model without material: "
           f"{nll(start):.5f})")
+    if against is not None:
+        print(f"# the --against coefficients on the same data: {nll(against):.5f}")
     names = ["AS", "BS"]
     for i, name in enumerate(names):
         coeffs = ", ".join(f"{c:.6f}" for c in p[4 * i:4 * i + 4])
         print(f"pub(crate) const WDL_{name}: [f64; 4] = [{coeffs}];")
-    print("\n| score (cp) | positions | observed W / D / L (%) | model W / D / L (%) |")
-    print("|---:|---:|---|---|")
-    win, loss = model(p, v, m)
+    extra = (" --against W / D / L (%) |", "---|") if against is not None else ("", "")
+    print(f"\n| score (cp) | positions | observed W / D / L (%) | model W / D / L (%) |{extra[0]}")
+    print(f"|---:|---:|---|---|{extra[1]}")
+
+    def predicted(params, sel):
+        win, loss = model(params, v[sel], m[sel])
+        w, l = 100 * win.mean(), 100 * loss.mean()
+        return f"{w:.1f} / {100 - w - l:.1f} / {l:.1f} |"
+
     for lo in range(-400, 400, 100):
         sel = (v >= lo) & (v < lo + 100)
         if sel.sum() == 0:
             continue
         ow, od, ol = (100 * won[sel].mean(), 100 * drawn[sel].mean(), 100 * lost[sel].mean())
-        mw, ml = 100 * win[sel].mean(), 100 * loss[sel].mean()
+        other = " " + predicted(against, sel) if against is not None else ""
         print(f"| {lo} to {lo + 99} | {sel.sum()} | {ow:.1f} / {od:.1f} / {ol:.1f} | "
-              f"{mw:.1f} / {100 - mw - ml:.1f} / {ml:.1f} |")
+              f"{predicted(p, sel)}{other}")
 
 
 if __name__ == "__main__":
