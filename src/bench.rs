@@ -81,16 +81,28 @@ impl BenchConfig {
         Ok(config)
     }
 
-    /// Runs the bench on a fresh engine, calling `progress` after each position.
+    /// Runs the bench on a fresh engine with default options (the search signature), calling
+    /// `progress` after each position.
     ///
     /// # Errors
     ///
     /// Engine creation or option errors (for example a hash size that cannot be allocated).
-    pub fn run(
+    pub fn run(&self, progress: impl FnMut(usize, &BenchPosition)) -> Result<BenchReport, Error> {
+        self.run_on(Engine::new()?, progress)
+    }
+
+    /// Runs the bench on `engine` (its options, network and tables; `Hash` and `Threads` are
+    /// this configuration's), calling `progress` after each position. The UCI `bench` passes
+    /// [`Engine::sibling`] of its own engine.
+    ///
+    /// # Errors
+    ///
+    /// As [`BenchConfig::run`].
+    pub fn run_on(
         &self,
+        mut engine: Engine,
         mut progress: impl FnMut(usize, &BenchPosition),
     ) -> Result<BenchReport, Error> {
-        let mut engine = Engine::new()?;
         engine.set_threads(self.threads)?;
         engine.set_hash_mb(self.hash_mb)?;
         engine.new_game();

@@ -98,6 +98,27 @@ impl Engine {
         })
     }
 
+    /// A new engine with this one's options, network and tables, but its own table (16 MB),
+    /// one thread and the start position: what the UCI `bench` runs on, so that it measures
+    /// what `setoption` chose (as Stockfish's `bench` does), and leaves this engine's table,
+    /// history and position as they were. Settings still pending behind a running search are
+    /// not included.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::new`].
+    pub fn sibling(&self) -> Result<Engine, Error> {
+        let mut engine = Engine::new()?;
+        engine.options = Options {
+            threads: engine.options.threads,
+            hash_mb: engine.options.hash_mb,
+            ..self.options.clone()
+        };
+        engine.net = Arc::clone(&self.net);
+        engine.tables = self.tables.clone();
+        Ok(engine)
+    }
+
     /// The current option values.
     pub fn options(&self) -> &Options {
         &self.options

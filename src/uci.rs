@@ -246,12 +246,14 @@ impl Uci {
         self.engine.idle()
     }
 
-    /// `bench [hash] [threads] [depth]`: progress and summary as UCI lines.
+    /// `bench [hash] [threads] [depth]`: progress and summary as UCI lines. It runs with the
+    /// options `setoption` gave (`EvalFile`, `UseNNUE`, `NullMove`, ...; `Hash` and `Threads`
+    /// from its arguments) on an engine of its own, so the session's table and position stay.
     fn bench(&mut self, args: &[&str]) -> Result<(), Error> {
         self.ensure_idle()?;
         let config = BenchConfig::parse(args)?;
         let n = bench_positions().len();
-        let report = config.run(|i, r| {
+        let report = config.run_on(self.engine.sibling()?, |i, r| {
             self.out.line(&format!(
                 "info string bench position {}/{n} bestmove {} nodes {} time {}",
                 i + 1,

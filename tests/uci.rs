@@ -466,11 +466,32 @@ fn bench_prints_nodes_and_nps_last_and_is_repeatable() {
     assert!(lines[lines.len() - 1].starts_with("Nodes/second    : "));
     assert_eq!(nodes(&a), nodes(&b));
 
-    // The same signature from the UCI command.
+    // The same signature from the UCI command; with the options `setoption` gave (each row:
+    // an option and its value, and whether the bench then searches the default tree), and
+    // back to the signature when the option is reset.
     let mut e = UciProcess::start();
-    e.send("bench 16 1 6");
-    let lines = e.until_prefix("Nodes/second");
-    assert_eq!(lines[lines.len() - 2], nodes(&a));
+    let signature = |e: &mut UciProcess| {
+        e.send("bench 16 1 6");
+        let lines = e.until_prefix("Nodes/second");
+        lines[lines.len() - 2].clone()
+    };
+    assert_eq!(signature(&mut e), nodes(&a));
+    for (option, value, same_tree) in [
+        ("UseNNUE", "false", false),
+        ("UseNNUE", "true", true),
+        ("NullMove", "standard", false),
+        ("NullMove", "verified", true),
+        ("Hash", "1", true),
+        ("Threads", "2", true),
+    ] {
+        e.send(&format!("setoption name {option} value {value}"));
+        assert_eq!(
+            signature(&mut e) == nodes(&a),
+            same_tree,
+            "{option} = {value}"
+        );
+    }
+    assert!(e.sync().iter().all(|l| !l.contains("error")));
 }
 
 #[test]
