@@ -84,13 +84,24 @@ impl Engine {
     /// [`Error::OutOfMemory`] when the table or the thread cannot be created.
     pub fn new() -> Result<Engine, Error> {
         let options = Options::default();
+        let net = load_net(&options.eval_file)?;
+        Engine::with(options, net, None)
+    }
+
+    /// An engine at the start position with `options`, its own table and threads of the sizes
+    /// they give, and the network and tables already loaded for them.
+    fn with(
+        options: Options,
+        net: Arc<Network>,
+        tables: Option<Arc<Tablebases>>,
+    ) -> Result<Engine, Error> {
         let state = Arc::new(SearchState::new());
         Ok(Engine {
             tt: Arc::new(TranspositionTable::new(options.hash_mb)?),
             pool: ThreadPool::new(options.threads, Arc::clone(&state))?,
             state,
-            net: load_net(&options.eval_file)?,
-            tables: None,
+            net,
+            tables,
             options,
             position: Position::startpos(),
             pending: Vec::new(),
@@ -98,8 +109,8 @@ impl Engine {
         })
     }
 
-    /// A new engine with this one's options, network and tables, but its own table (16 MB),
-    /// one thread and the start position: what the UCI `bench` runs on, so that it measures
+    /// A new engine with this one's options, network and tables, but its own table and
+    /// threads (of the default sizes) and the start position: what the UCI `bench` runs on, so that it measures
     /// what `setoption` chose (as Stockfish's `bench` does), and leaves this engine's table,
     /// history and position as they were. Settings still pending behind a running search are
     /// not included.
@@ -108,15 +119,13 @@ impl Engine {
     ///
     /// As [`Engine::new`].
     pub fn sibling(&self) -> Result<Engine, Error> {
-        let mut engine = Engine::new()?;
-        engine.options = Options {
-            threads: engine.options.threads,
-            hash_mb: engine.options.hash_mb,
+        let defaults = Options::default();
+        let options = Options {
+            threads: defaults.threads,
+            hash_mb: defaults.hash_mb,
             ..self.options.clone()
         };
-        engine.net = Arc::clone(&self.net);
-        engine.tables = self.tables.clone();
-        Ok(engine)
+        Engine::with(options, Arc::clone(&self.net), self.tables.clone())
     }
 
     /// The current option values.
