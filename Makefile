@@ -3,7 +3,10 @@ EXE ?= lazuli
 CARGO ?= cargo
 CC ?= cc
 CFLAGS_STRICT = -std=c11 -Wall -Wextra -Werror -pedantic -O2 -pthread
-# What the Rust static library needs besides libc (cargo rustc --lib -- --print native-static-libs).
+# What the Rust static library needs besides itself (cargo rustc --release --lib --crate-type
+# staticlib -- --print native-static-libs). The one place they are written: the tests read
+# this line (tests/common/c.rs), and `make install` writes it into lazuli.pc and the CMake
+# package. Keep it on one line.
 NATIVE_LIBS = -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 LIB = target/release/liblazuli.a
 
