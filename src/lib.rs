@@ -36,8 +36,12 @@ mod bench;
 mod engine;
 mod error;
 mod eval;
+// Public only so that the tests and fuzz targets that call the C functions use the library's
+// own `#[repr(C)]` types and functions instead of a hand copy; not part of the Rust API (C
+// programs use include/lazuli.h).
+#[doc(hidden)]
 #[allow(unsafe_code)]
-mod ffi;
+pub mod ffi;
 mod lobby;
 mod options;
 mod params;

@@ -3,84 +3,23 @@
 //! code for every call, `OK` where the header says the call cannot fail, a best move that is
 //! legal in the position searched, and an engine that still searches afterwards.
 //!
-//! The functions are called through their C symbols (an `extern "C"` block, as a C host links
-//! them). proptest draws the sequences from its deterministic seed; `PROPTEST_CASES` sets how
-//! many (default 24: each case starts an engine and up to three host threads).
+//! The functions and types are the library's own (`lazuli::ffi`: its `extern "C"` functions and
+//! `#[repr(C)]` types, not a copy that could drift; `tests/c_abi.rs` checks that the header
+//! describes the same layouts), called with raw pointers as a C host calls them. proptest draws
+//! the sequences from its deterministic seed; `PROPTEST_CASES` sets how many (default 24: each
+//! case starts an engine and up to three host threads).
 
-use std::ffi::{CStr, CString, c_char, c_void};
+use std::ffi::{CStr, CString, c_char};
 use std::ptr;
 use std::sync::Barrier;
 
-use lazuli as _; // links the library whose symbols the block below names
+use lazuli::ffi::{
+    LazuliEngine, LazuliLimits, LazuliResult, lazuli_engine_evaluate, lazuli_engine_fen,
+    lazuli_engine_free, lazuli_engine_go, lazuli_engine_is_searching, lazuli_engine_last_error,
+    lazuli_engine_new, lazuli_engine_new_game, lazuli_engine_perft, lazuli_engine_ponderhit,
+    lazuli_engine_set_option, lazuli_engine_set_position, lazuli_engine_stop, lazuli_engine_wait,
+};
 use proptest::prelude::*;
-
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(dead_code)]
-enum LazuliResult {
-    Ok = 0,
-    NullArgument = 1,
-    InvalidUtf8 = 2,
-    InvalidFen = 3,
-    IllegalMove = 4,
-    InvalidOption = 5,
-    Busy = 6,
-    OutOfMemory = 7,
-    InternalPanic = 8,
-    BufferTooSmall = 9,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Default, Debug)]
-struct Limits {
-    depth: u32,
-    nodes: u64,
-    movetime_ms: u64,
-    wtime_ms: u64,
-    btime_ms: u64,
-    winc_ms: u64,
-    binc_ms: u64,
-    movestogo: u32,
-    mate: u32,
-    infinite: bool,
-    ponder: bool,
-}
-
-enum Engine {}
-
-type InfoCallback = Option<unsafe extern "C" fn(*mut c_void, *const c_void)>;
-type BestmoveCallback = Option<unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char)>;
-
-unsafe extern "C" {
-    fn lazuli_engine_new(out: *mut *mut Engine) -> LazuliResult;
-    fn lazuli_engine_free(engine: *mut Engine);
-    fn lazuli_engine_set_option(
-        engine: *mut Engine,
-        name: *const c_char,
-        value: *const c_char,
-    ) -> LazuliResult;
-    fn lazuli_engine_new_game(engine: *mut Engine) -> LazuliResult;
-    fn lazuli_engine_set_position(
-        engine: *mut Engine,
-        fen: *const c_char,
-        moves: *const c_char,
-    ) -> LazuliResult;
-    fn lazuli_engine_go(
-        engine: *mut Engine,
-        limits: *const Limits,
-        info: InfoCallback,
-        bestmove: BestmoveCallback,
-        userdata: *mut c_void,
-    ) -> LazuliResult;
-    fn lazuli_engine_stop(engine: *mut Engine) -> LazuliResult;
-    fn lazuli_engine_wait(engine: *mut Engine, bestmove: *mut c_char, len: usize) -> LazuliResult;
-    fn lazuli_engine_ponderhit(engine: *mut Engine) -> LazuliResult;
-    fn lazuli_engine_is_searching(engine: *const Engine) -> bool;
-    fn lazuli_engine_perft(engine: *mut Engine, depth: u32, out: *mut u64) -> LazuliResult;
-    fn lazuli_engine_evaluate(engine: *mut Engine, out_cp: *mut i32) -> LazuliResult;
-    fn lazuli_engine_fen(engine: *const Engine, buf: *mut c_char, len: usize) -> usize;
-    fn lazuli_engine_last_error(engine: *const Engine, buf: *mut c_char, len: usize) -> usize;
-}
 
 /// One call and its arguments. Strings are raw bytes (not always UTF-8, never with NUL);
 /// `None` is a NULL pointer.
@@ -89,7 +28,7 @@ enum Call {
     SetOption(Option<Vec<u8>>, Option<Vec<u8>>),
     NewGame,
     SetPosition(Option<Vec<u8>>, Option<Vec<u8>>),
-    Go(Option<Limits>),
+    Go(Option<LazuliLimits>),
     Stop,
     Wait(usize),
     Ponderhit,
@@ -116,7 +55,7 @@ fn bytes(choices: &'static [&'static str]) -> impl Strategy<Value = Option<Vec<u
     ]
 }
 
-fn limits() -> impl Strategy<Value = Option<Limits>> {
+fn limits() -> impl Strategy<Value = Option<LazuliLimits>> {
     let bounded = (
         0u32..4,
         1u64..3000,
@@ -127,7 +66,7 @@ fn limits() -> impl Strategy<Value = Option<Limits>> {
         any::<bool>(),
     )
         .prop_map(
-            |(depth, nodes, movetime_ms, wtime_ms, mate, infinite, ponder)| Limits {
+            |(depth, nodes, movetime_ms, wtime_ms, mate, infinite, ponder)| LazuliLimits {
                 depth,
                 nodes,
                 movetime_ms,
@@ -140,7 +79,7 @@ fn limits() -> impl Strategy<Value = Option<Limits>> {
                 // A ponder search gets `ponderhit` right after it starts (see `run`); its node
                 // limit then ends it.
                 ponder,
-                ..Limits::default()
+                ..LazuliLimits::default()
             },
         );
     prop_oneof![9 => bounded.prop_map(Some), 1 => Just(None)]
@@ -180,7 +119,7 @@ fn ptr_of(s: &Option<CString>) -> *const c_char {
 
 /// A raw engine pointer shared by the host threads; the header allows calls from any thread.
 #[derive(Clone, Copy)]
-struct Shared(*mut Engine);
+struct Shared(*mut LazuliEngine);
 // SAFETY: the C API serialises calls on one engine internally (header: "Calls on one engine may
 // come from any thread"); the pointer is freed only after every host thread has been joined.
 unsafe impl Send for Shared {}
@@ -188,7 +127,7 @@ unsafe impl Send for Shared {}
 unsafe impl Sync for Shared {}
 
 /// Runs one call and checks its result against the header.
-fn run(engine: *mut Engine, call: &Call) -> Result<(), String> {
+fn run(engine: *mut LazuliEngine, call: &Call) -> Result<(), String> {
     use LazuliResult as R;
     let check = |name: &str, got: LazuliResult, allowed: &[LazuliResult]| {
         if allowed.contains(&got) {
@@ -231,7 +170,9 @@ fn run(engine: *mut Engine, call: &Call) -> Result<(), String> {
             )
         }
         Call::Go(limits) => {
-            let l = limits.as_ref().map_or(ptr::null(), |l| l as *const Limits);
+            let l = limits
+                .as_ref()
+                .map_or(ptr::null(), |l| l as *const LazuliLimits);
             // SAFETY: a live engine; `l` NULL or a valid struct for the call; no callbacks and
             // so no userdata to keep alive.
             let r = unsafe { lazuli_engine_go(engine, l, None, None, ptr::null_mut()) };
@@ -323,7 +264,7 @@ fn out_pointer(buf: &mut [c_char]) -> *mut c_char {
 }
 
 /// The engine's last error message.
-fn last_error(engine: *mut Engine) -> String {
+fn last_error(engine: *mut LazuliEngine) -> String {
     let mut buf = vec![0 as c_char; 512];
     // SAFETY: a live engine; `buf` writable for its length.
     unsafe { lazuli_engine_last_error(engine, buf.as_mut_ptr(), buf.len()) };
@@ -351,7 +292,7 @@ proptest! {
     fn random_call_sequences_from_several_threads(
         sequences in prop::collection::vec(prop::collection::vec(call(), 1..16), 1..4),
     ) {
-        let mut raw: *mut Engine = ptr::null_mut();
+        let mut raw: *mut LazuliEngine = ptr::null_mut();
         // SAFETY: `raw` is writable.
         prop_assert_eq!(unsafe { lazuli_engine_new(&mut raw) }, LazuliResult::Ok);
         let shared = Shared(raw);
@@ -391,7 +332,7 @@ proptest! {
                 lazuli_engine_set_position(engine, start_fen.as_ptr(), c"e2e4".as_ptr()),
                 LazuliResult::Ok
             );
-            let limits = Limits { depth: 3, ..Limits::default() };
+            let limits = LazuliLimits { depth: 3, ..LazuliLimits::default() };
             prop_assert_eq!(
                 lazuli_engine_go(engine, &limits, None, None, ptr::null_mut()),
                 LazuliResult::Ok

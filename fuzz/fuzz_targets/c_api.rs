@@ -1,7 +1,9 @@
 //! Fuzzes the C API: the input is decoded (with `arbitrary`) into a sequence of calls on one
 //! engine, with NULL pointers, non-UTF-8 strings, short buffers and NULL engines wherever
-//! `include/lazuli.h` allows them. The functions are declared here as a C program sees them
-//! and resolved from the lazuli rlib.
+//! `include/lazuli.h` allows them. The functions and types are the library's own
+//! (`lazuli::ffi`: its `extern "C"` functions and `#[repr(C)]` types, not a copy that could
+//! drift; `tests/c_abi.rs` checks that the header describes the same layouts), called with raw
+//! pointers as a C program calls them.
 //!
 //! Searches are bounded (depth 1 or 2) except `limits == NULL`, `infinite` and `ponder`, which
 //! run until a `stop`: the harness sends one before any `wait` on such a search, and at the end of each
@@ -19,111 +21,28 @@ use std::ffi::{CStr, CString, c_char, c_void};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
 use arbitrary::Arbitrary;
-use lazuli as _; // links the library, which defines the C symbols
+use lazuli::ffi::{
+    LazuliBestmoveCallback, LazuliEngine, LazuliInfo, LazuliInfoCallback, LazuliLimits,
+    LazuliOption, LazuliOptionType, LazuliResult, lazuli_engine_evaluate, lazuli_engine_fen,
+    lazuli_engine_free, lazuli_engine_go, lazuli_engine_is_searching, lazuli_engine_last_error,
+    lazuli_engine_new, lazuli_engine_new_game, lazuli_engine_perft, lazuli_engine_ponderhit,
+    lazuli_engine_set_option, lazuli_engine_set_position, lazuli_engine_stop, lazuli_engine_wait,
+    lazuli_limits_default, lazuli_option_count, lazuli_option_get, lazuli_version,
+};
 use lazuli::{OptionKind, Position, option_specs};
 use libfuzzer_sys::fuzz_target;
 
-/// `lazuli_engine`: opaque.
-#[repr(C)]
-struct LazuliEngine {
-    _opaque: [u8; 0],
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Default, Debug)]
-struct LazuliLimits {
-    depth: u32,
-    nodes: u64,
-    movetime_ms: u64,
-    wtime_ms: u64,
-    btime_ms: u64,
-    winc_ms: u64,
-    binc_ms: u64,
-    movestogo: u32,
-    mate: u32,
-    infinite: bool,
-    ponder: bool,
-}
-
-#[repr(C)]
-struct LazuliInfo {
-    depth: u32,
-    seldepth: u32,
-    multipv: u32,
-    score_kind: u32,
-    score: i32,
-    bound: u32,
-    nodes: u64,
-    nps: u64,
-    time_ms: u64,
-    hashfull: u32,
-    tbhits: u64,
-    wdl_win: u32,
-    wdl_draw: u32,
-    wdl_loss: u32,
-    pv: *const c_char,
-}
-
-#[repr(C)]
-struct LazuliOption {
-    name: *const c_char,
-    option_type: u32,
-    default_value: i64,
-    min: i64,
-    max: i64,
-    default_string: *const c_char,
-    vars: *const c_char,
-}
-
-type InfoCallback = Option<unsafe extern "C" fn(*mut c_void, *const LazuliInfo)>;
-type BestmoveCallback = Option<unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char)>;
-
-// The result codes (`lazuli_result`), read as plain integers so that an out-of-range value is
-// reported rather than undefined.
-const OK: u32 = 0;
-const NULL_ARGUMENT: u32 = 1;
-const INVALID_UTF8: u32 = 2;
-const INVALID_FEN: u32 = 3;
-const ILLEGAL_MOVE: u32 = 4;
-const INVALID_OPTION: u32 = 5;
-const BUSY: u32 = 6;
-const BUFFER_TOO_SMALL: u32 = 9;
-
-unsafe extern "C" {
-    fn lazuli_option_count() -> usize;
-    fn lazuli_option_get(index: usize, out: *mut LazuliOption) -> u32;
-    fn lazuli_limits_default() -> LazuliLimits;
-    fn lazuli_version() -> *const c_char;
-    fn lazuli_engine_new(out: *mut *mut LazuliEngine) -> u32;
-    fn lazuli_engine_free(engine: *mut LazuliEngine);
-    fn lazuli_engine_set_option(
-        engine: *mut LazuliEngine,
-        name: *const c_char,
-        value: *const c_char,
-    ) -> u32;
-    fn lazuli_engine_new_game(engine: *mut LazuliEngine) -> u32;
-    fn lazuli_engine_set_position(
-        engine: *mut LazuliEngine,
-        fen: *const c_char,
-        moves: *const c_char,
-    ) -> u32;
-    fn lazuli_engine_go(
-        engine: *mut LazuliEngine,
-        limits: *const LazuliLimits,
-        info_callback: InfoCallback,
-        bestmove_callback: BestmoveCallback,
-        userdata: *mut c_void,
-    ) -> u32;
-    fn lazuli_engine_stop(engine: *mut LazuliEngine) -> u32;
-    fn lazuli_engine_wait(engine: *mut LazuliEngine, bestmove: *mut c_char, len: usize) -> u32;
-    fn lazuli_engine_ponderhit(engine: *mut LazuliEngine) -> u32;
-    fn lazuli_engine_is_searching(engine: *const LazuliEngine) -> bool;
-    fn lazuli_engine_perft(engine: *mut LazuliEngine, depth: u32, out: *mut u64) -> u32;
-    fn lazuli_engine_evaluate(engine: *mut LazuliEngine, out_cp: *mut i32) -> u32;
-    fn lazuli_engine_fen(engine: *const LazuliEngine, buf: *mut c_char, len: usize) -> usize;
-    fn lazuli_engine_last_error(engine: *const LazuliEngine, buf: *mut c_char, len: usize)
-    -> usize;
-}
+// The result codes (`lazuli_result`) this harness expects. The functions are the library's,
+// so a code is always one of `LazuliResult`'s values, and so are the enums in `lazuli_info`
+// and `lazuli_option`; that the header gives them the same numbers is `tests/c_abi.rs`'s check.
+const OK: LazuliResult = LazuliResult::Ok;
+const NULL_ARGUMENT: LazuliResult = LazuliResult::NullArgument;
+const INVALID_UTF8: LazuliResult = LazuliResult::InvalidUtf8;
+const INVALID_FEN: LazuliResult = LazuliResult::InvalidFen;
+const ILLEGAL_MOVE: LazuliResult = LazuliResult::IllegalMove;
+const INVALID_OPTION: LazuliResult = LazuliResult::InvalidOption;
+const BUSY: LazuliResult = LazuliResult::Busy;
+const BUFFER_TOO_SMALL: LazuliResult = LazuliResult::BufferTooSmall;
 
 /// A string argument.
 #[derive(Arbitrary, Debug)]
@@ -306,7 +225,8 @@ unsafe extern "C" fn on_info(userdata: *mut c_void, info: *const LazuliInfo) {
     if pv.to_str().is_err() {
         fail("info.pv is not UTF-8");
     }
-    if info.multipv == 0 || info.score_kind > 1 || info.bound > 2 {
+    // `score_kind` and `bound` are `LazuliScoreKind` and `LazuliBound`: in range by their type.
+    if info.multipv == 0 {
         fail("info has a field out of range");
     }
     if info.wdl_win + info.wdl_draw + info.wdl_loss != 1000 {
@@ -418,7 +338,7 @@ fn copied(storage: &[c_char], call: &str) -> CString {
 }
 
 /// Panics (a finding) unless `code` is one of `allowed`, with the engine's last error.
-fn check(call: &str, code: u32, allowed: &[u32]) {
+fn check(call: &str, code: LazuliResult, allowed: &[LazuliResult]) {
     if !allowed.contains(&code) {
         let engine = CALLBACKS.engine.load(Ordering::Relaxed);
         let mut buf = [0 as c_char; 512];
@@ -426,7 +346,7 @@ fn check(call: &str, code: u32, allowed: &[u32]) {
         unsafe { lazuli_engine_last_error(engine, buf.as_mut_ptr(), buf.len()) };
         // SAFETY: NUL-terminated inside the buffer (zeroed, and the call NUL-terminates).
         let message = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy();
-        panic!("{call} returned {code}, allowed {allowed:?}; last error: {message:?}");
+        panic!("{call} returned {code:?}, allowed {allowed:?}; last error: {message:?}");
     }
 }
 
@@ -452,11 +372,11 @@ impl Harness {
     }
 
     /// A failure on `engine` (the harness's, or NULL) must leave a message on it.
-    fn check_failure(&self, engine: *mut LazuliEngine, call: &str, code: u32) {
+    fn check_failure(&self, engine: *mut LazuliEngine, call: &str, code: LazuliResult) {
         if code != OK && !engine.is_null() {
             assert!(
                 !self.last_error().is_empty(),
-                "{call} failed ({code}) without a message"
+                "{call} failed ({code:?}) without a message"
             );
         }
     }
@@ -589,7 +509,7 @@ impl Harness {
                 // SAFETY: NULL or the live engine; NULL or NUL-terminated strings that outlive
                 // the call.
                 let code = unsafe { lazuli_engine_set_option(engine, ptr(&name), ptr(&value)) };
-                let allowed: &[u32] = if engine.is_null() || name.is_none() {
+                let allowed: &[LazuliResult] = if engine.is_null() || name.is_none() {
                     &[NULL_ARGUMENT]
                 } else {
                     &[OK, INVALID_UTF8, INVALID_OPTION]
@@ -623,7 +543,7 @@ impl Harness {
                 let ptr = |t: &Option<CString>| t.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
                 // SAFETY: NULL or the live engine; NULL or NUL-terminated strings.
                 let code = unsafe { lazuli_engine_set_position(engine, ptr(&fen), ptr(&moves)) };
-                let allowed: &[u32] = if engine.is_null() {
+                let allowed: &[LazuliResult] = if engine.is_null() {
                     &[NULL_ARGUMENT]
                 } else {
                     &[OK, INVALID_UTF8, INVALID_FEN, ILLEGAL_MOVE]
@@ -660,22 +580,21 @@ impl Harness {
                     mate: u32::from(l.mate),
                     infinite: l.infinite,
                     ponder: l.ponder,
-                    // SAFETY: lazuli_limits_default takes nothing and returns a value.
-                    ..unsafe { lazuli_limits_default() }
                 });
                 let limits_ptr = limits.as_ref().map_or(std::ptr::null(), std::ptr::from_ref);
                 CALLBACKS
                     .stop_in_info
                     .store(*stop_in_callback, Ordering::Relaxed);
-                let info_cb: InfoCallback = if *info { Some(on_info) } else { None };
-                let best_cb: BestmoveCallback = if *bestmove { Some(on_bestmove) } else { None };
+                let info_cb: LazuliInfoCallback = if *info { Some(on_info) } else { None };
+                let best_cb: LazuliBestmoveCallback =
+                    if *bestmove { Some(on_bestmove) } else { None };
                 let userdata = std::ptr::from_ref(&CALLBACKS).cast_mut().cast::<c_void>();
                 // SAFETY: NULL or the live engine; `limits_ptr` NULL or valid for the call;
                 // the callbacks have the header's signatures and are thread-safe; `userdata`
                 // is a static, valid for ever.
                 let code =
                     unsafe { lazuli_engine_go(engine, limits_ptr, info_cb, best_cb, userdata) };
-                let allowed: &[u32] = if engine.is_null() {
+                let allowed: &[LazuliResult] = if engine.is_null() {
                     &[NULL_ARGUMENT]
                 } else {
                     &[OK, BUSY]
@@ -722,7 +641,7 @@ impl Harness {
                 let ptr = out_pointer(&mut storage, buf.null);
                 // SAFETY: the live engine; `ptr` NULL or writable for `len` bytes.
                 let code = unsafe { lazuli_engine_wait(self.engine, ptr, storage.len()) };
-                let allowed: &[u32] = if buf.null {
+                let allowed: &[LazuliResult] = if buf.null {
                     &[OK]
                 } else {
                     &[OK, BUFFER_TOO_SMALL]
@@ -857,7 +776,7 @@ impl Harness {
                 let index = usize::from(*index);
                 let mut out = LazuliOption {
                     name: std::ptr::null(),
-                    option_type: 99,
+                    option_type: LazuliOptionType::Button,
                     default_value: 0,
                     min: 0,
                     max: 0,
@@ -881,7 +800,15 @@ impl Harness {
                 };
                 check("option_get", code, &[expected]);
                 if code == OK {
-                    assert!(!out.name.is_null() && out.option_type <= 4);
+                    assert!(!out.name.is_null());
+                    let option_type = match specs[index].kind {
+                        OptionKind::Spin { .. } => LazuliOptionType::Spin,
+                        OptionKind::Check { .. } => LazuliOptionType::Check,
+                        OptionKind::Combo { .. } => LazuliOptionType::Combo,
+                        OptionKind::Button => LazuliOptionType::Button,
+                        OptionKind::Text { .. } => LazuliOptionType::String,
+                    };
+                    assert_eq!(out.option_type, option_type, "option {index}'s type");
                     // SAFETY: a static NUL-terminated string, as the header says.
                     let name = unsafe { CStr::from_ptr(out.name) };
                     assert_eq!(name.to_str(), Ok(specs[index].name));
@@ -889,14 +816,12 @@ impl Harness {
                 }
             }
             Op::Statics => {
-                // SAFETY: takes nothing.
-                let count = unsafe { lazuli_option_count() };
+                let count = lazuli_option_count();
                 assert_eq!(count, option_specs().len());
-                // SAFETY: takes nothing; returns a static NUL-terminated string.
+                // SAFETY: lazuli_version returns a static NUL-terminated string.
                 let version = unsafe { CStr::from_ptr(lazuli_version()) };
                 assert!(version.to_str().is_ok_and(|v| !v.is_empty()));
-                // SAFETY: takes nothing.
-                let limits = unsafe { lazuli_limits_default() };
+                let limits = lazuli_limits_default();
                 assert!(limits.depth == 0 && limits.nodes == 0 && !limits.infinite);
             }
         }

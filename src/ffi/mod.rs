@@ -21,6 +21,11 @@ mod boundary;
 mod exports;
 mod handler;
 
+// The library exports this module (hidden from its docs) for the tests and fuzz targets that
+// call the C functions, so that they use these very types and functions rather than a copy;
+// it is not part of the Rust API.
+pub use exports::*;
+
 use std::ffi::{c_char, c_void};
 
 use parking_lot::Mutex;
@@ -29,22 +34,10 @@ use crate::engine::Engine;
 use crate::state::SearchControl;
 
 /// Major version of the library (`lazuli_version()` gives the whole version string).
-#[allow(
-    dead_code,
-    reason = "a #define of the C header (cbindgen), unused in Rust"
-)]
 pub const LAZULI_VERSION_MAJOR: u32 = 0;
 /// Minor version of the library.
-#[allow(
-    dead_code,
-    reason = "a #define of the C header (cbindgen), unused in Rust"
-)]
 pub const LAZULI_VERSION_MINOR: u32 = 1;
 /// Patch version of the library.
-#[allow(
-    dead_code,
-    reason = "a #define of the C header (cbindgen), unused in Rust"
-)]
 pub const LAZULI_VERSION_PATCH: u32 = 0;
 
 /// What every fallible function returns. On any value but `LAZULI_RESULT_OK` the engine is
