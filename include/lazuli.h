@@ -295,12 +295,21 @@ typedef struct {
    */
   uint64_t tbhits;
   /**
-   * Chances in permille, from the side to move, that the game is won, drawn or lost with
-   * this score (a model fitted to lazuli's games; a mate or tablebase result is 1000, 0, 0
-   * or 0, 0, 1000). Always filled, whatever `UCI_ShowWDL` says; the three add up to 1000.
+   * Chance in permille, from the side to move, that the game is won with this score (a
+   * model fitted to lazuli's games; 1000 for a mate or tablebase win). Always filled,
+   * whatever `UCI_ShowWDL` says; `wdl_win + wdl_draw + wdl_loss` is 1000.
    */
   uint32_t wdl_win;
+  /**
+   * Chance in permille, from the side to move, that the game is drawn with this score (0
+   * for a mate or tablebase win or loss). Always filled, like `wdl_win`.
+   */
   uint32_t wdl_draw;
+  /**
+   * Chance in permille, from the side to move, that the game is lost with this score (1000
+   * when the side to move is mated or loses by the tablebases). Always filled, like
+   * `wdl_win`.
+   */
   uint32_t wdl_loss;
   /**
    * The principal variation, space-separated UCI moves. Valid only during the callback.
@@ -392,12 +401,15 @@ lazuli_result lazuli_engine_new(lazuli_engine **out);
 void lazuli_engine_free(lazuli_engine *engine);
 
 /**
- * Sets an option by its UCI name ("Hash", "Threads", "MultiPV", "Clear Hash", "Ponder",
- * "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "LMR", "Pruning", "UseNNUE",
- * "EvalFile"; any case;
- * `lazuli_option_count` and `lazuli_option_get` list them all) to
- * `value` as UCI writes it ("64", "true", "verified"). `value` may be NULL for buttons.
- * During a search the option is checked now and applied when the search ends.
+ * Sets an option by its UCI name (any case) to `value` as UCI writes it ("64", "true",
+ * "verified"); `value` may be NULL for buttons. During a search the option is checked now and
+ * applied when the search ends. The options, in the order of `lazuli_option_get` (which gives
+ * each one's type, default, range and choices): "Threads", "Hash", "Clear Hash", "MultiPV",
+ * "Ponder", "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "NullMoveAdaptive",
+ * "LMR", "Pruning", "UseNNUE", "EvalFile", "SyzygyPath", "SyzygyProbeDepth",
+ * "Syzygy50MoveRule", "SyzygyProbeLimit", "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo",
+ * "Skill Level", "Skill Seed" (a build with the `tune` feature adds its search constants
+ * after these; `tests/c_abi.rs` checks this list against the engine's).
  *
  * # Safety
  *

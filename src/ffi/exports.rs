@@ -186,12 +186,15 @@ pub unsafe extern "C" fn lazuli_engine_free(engine: *mut LazuliEngine) {
     });
 }
 
-/// Sets an option by its UCI name ("Hash", "Threads", "MultiPV", "Clear Hash", "Ponder",
-/// "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "LMR", "Pruning", "UseNNUE",
-/// "EvalFile"; any case;
-/// `lazuli_option_count` and `lazuli_option_get` list them all) to
-/// `value` as UCI writes it ("64", "true", "verified"). `value` may be NULL for buttons.
-/// During a search the option is checked now and applied when the search ends.
+/// Sets an option by its UCI name (any case) to `value` as UCI writes it ("64", "true",
+/// "verified"); `value` may be NULL for buttons. During a search the option is checked now and
+/// applied when the search ends. The options, in the order of `lazuli_option_get` (which gives
+/// each one's type, default, range and choices): "Threads", "Hash", "Clear Hash", "MultiPV",
+/// "Ponder", "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "NullMoveAdaptive",
+/// "LMR", "Pruning", "UseNNUE", "EvalFile", "SyzygyPath", "SyzygyProbeDepth",
+/// "Syzygy50MoveRule", "SyzygyProbeLimit", "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo",
+/// "Skill Level", "Skill Seed" (a build with the `tune` feature adds its search constants
+/// after these; `tests/c_abi.rs` checks this list against the engine's).
 ///
 /// # Safety
 ///

@@ -146,11 +146,16 @@ pub struct LazuliInfo {
     pub hashfull: u32,
     /// Endgame tablebase probes that gave a result (see the `SyzygyPath` option).
     pub tbhits: u64,
-    /// Chances in permille, from the side to move, that the game is won, drawn or lost with
-    /// this score (a model fitted to lazuli's games; a mate or tablebase result is 1000, 0, 0
-    /// or 0, 0, 1000). Always filled, whatever `UCI_ShowWDL` says; the three add up to 1000.
+    /// Chance in permille, from the side to move, that the game is won with this score (a
+    /// model fitted to lazuli's games; 1000 for a mate or tablebase win). Always filled,
+    /// whatever `UCI_ShowWDL` says; `wdl_win + wdl_draw + wdl_loss` is 1000.
     pub wdl_win: u32,
+    /// Chance in permille, from the side to move, that the game is drawn with this score (0
+    /// for a mate or tablebase win or loss). Always filled, like `wdl_win`.
     pub wdl_draw: u32,
+    /// Chance in permille, from the side to move, that the game is lost with this score (1000
+    /// when the side to move is mated or loses by the tablebases). Always filled, like
+    /// `wdl_win`.
     pub wdl_loss: u32,
     /// The principal variation, space-separated UCI moves. Valid only during the callback.
     pub pv: *const c_char,
