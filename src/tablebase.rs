@@ -304,7 +304,7 @@ mod tests {
     use shakmaty::fen::Fen;
 
     fn tables() -> Tablebases {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/syzygy");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/syzygy");
         Tablebases::load(dir).unwrap().expect("tables")
     }
 
@@ -394,7 +394,7 @@ mod tests {
                 _ => assert_eq!(best, Score::DRAW, "{fen}"),
             }
         }
-        // Every table at least once (35 files of each kind in ../shared/syzygy).
+        // Every table at least once (35 files of each kind in tests/data/syzygy).
         assert_eq!(materials.len(), 35);
     }
 

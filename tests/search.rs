@@ -183,8 +183,21 @@ fn node_limit_is_exact_with_one_thread() {
     assert_eq!(r.nodes, 12_345);
 }
 
+/// A 300 ms search uses its time (at least 250 ms: it never ends early, which a busy machine
+/// cannot hide) and gives a move.
 #[test]
-fn movetime_is_kept() {
+fn movetime_is_used() {
+    movetime_search(false);
+}
+
+/// The same, and the result arrives within 400 ms of `go`.
+#[test]
+#[ignore = "wall-clock bounds, for an idle machine: cargo test --release -- --ignored timing_"]
+fn timing_movetime_is_kept() {
+    movetime_search(true);
+}
+
+fn movetime_search(timing: bool) {
     let mut e = engine(&[]);
     let start = Instant::now();
     let (r, _) = search(
@@ -193,11 +206,10 @@ fn movetime_is_kept() {
         Limits::movetime(300),
     );
     let took = start.elapsed();
-    assert!(
-        took >= Duration::from_millis(250) && took < Duration::from_millis(400),
-        "{took:?}"
-    );
-    assert!(r.depth >= 3);
+    assert!(took >= Duration::from_millis(250), "{took:?}");
+    assert!(!timing || took < Duration::from_millis(400), "{took:?}");
+    assert!(r.best.is_some());
+    assert!(!timing || r.depth >= 3, "depth {}", r.depth);
 }
 
 #[test]

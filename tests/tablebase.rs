@@ -1,5 +1,5 @@
 //! Syzygy tablebases through UCI and the Rust API, with the 3- and 4-piece tables of
-//! `../shared/syzygy`. The expected results come from python-chess probing the same files
+//! `tests/data/syzygy`. The expected results come from python-chess probing the same files
 //! (`tests/data/syzygy-oracle.csv`, made by `tools/syzygy_oracle.py`) or from
 //! `shakmaty-syzygy` probing them independently of the engine.
 
@@ -15,7 +15,7 @@ use shakmaty::{CastlingMode, Chess, Position as _};
 use shakmaty_syzygy::{Tablebase, Wdl};
 
 fn tables_dir() -> String {
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/syzygy").to_owned()
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/syzygy").to_owned()
 }
 
 /// An engine process with the tables loaded.

@@ -3,7 +3,7 @@
 would punish: time losses, illegal moves, crashes and hangs.
 
 Games are played with python-chess (`pip install chess`), which, unlike
-../shared/tools/match.py, also drives pondering (`go ponder`, then `ponderhit` when the
+the match runner match.py (this project's machines' extra), also drives pondering (`go ponder`, then `ponderhit` when the
 expected move comes or `stop` when it does not). Each game draws its settings from the
 schedule below, in turn: the time control (1 s + 0.01 s or 3 s + 0.03 s), lazuli's `Threads`
 (1, 2 or 4) and `Ponder` (on or off) for each side, and the opponent (lazuli itself, or a
@@ -27,6 +27,7 @@ Prints one line per game and a summary; the exit status is 1 if anything failed.
 """
 
 import argparse
+import os
 import itertools
 import random
 import sys
@@ -136,7 +137,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", required=True, help="lazuli's command line")
     ap.add_argument("--opponent", help="a Debian engine (e.g. /usr/games/stockfish), half the games")
-    ap.add_argument("--book", default="../shared/books/noob_3moves_every15.epd")
+    ap.add_argument("--book", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  "books", "noob_3moves_every15.epd"))
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--first", type=int, default=0, help="index of the first game (resume)")
     ap.add_argument("--seed", type=int, default=1, help="opening order")

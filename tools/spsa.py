@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SPSA tuning of lazuli's search constants, driving ../shared/tools/match.py.
+"""SPSA tuning of lazuli's search constants, driving a match runner (match.py: --match).
 
 Needs a tune build, whose search constants (src/params.rs, `tunables!`) are UCI options and
 whose UCI command `tune` lists them in OpenBench's SPSA format:
@@ -31,8 +31,10 @@ import sys
 
 ALPHA, GAMMA = 0.602, 0.101
 HERE = os.path.dirname(os.path.abspath(__file__))
-MATCH = os.path.join(HERE, "..", "..", "shared", "tools", "match.py")
-BOOK = os.path.join(HERE, "..", "..", "shared", "books", "UHO_4060_v4_every24.epd")
+# The match runner is not in the repository (it has no licence to copy it under): pass --match,
+# or set LAZULI_MATCH; this project's machines have it beside the clone (an extra).
+MATCH = os.environ.get("LAZULI_MATCH", os.path.join(HERE, "..", "..", "shared", "tools", "match.py"))
+BOOK = os.path.join(HERE, "books", "UHO_4060_v4_every24.epd")
 
 
 def read_params(engine, only):
@@ -78,7 +80,9 @@ def main():
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--hash", type=int, default=16)
     ap.add_argument("--book", default=BOOK)
-    ap.add_argument("--match", default=MATCH)
+    ap.add_argument("--match", default=MATCH,
+                    help="the match runner (match.py: not in the repository; default $LAZULI_MATCH, "
+                         "else ../shared/tools/match.py, this project's machines' extra)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--state", required=True, help="JSON file: values and next iteration (resume)")
     ap.add_argument("--only", nargs="*", help="tune only these parameters")

@@ -2,16 +2,16 @@
 """Independent oracle for lazuli's tablebase root probing: python-chess reads the same Syzygy
 files and ranks every root move as Stockfish's `root_probe` does.
 
-For every WDL table in the folder (every 3- and 4-piece table at ../shared/syzygy), it draws
-random legal positions with that material (seeded, so the file is reproducible), each with
-the halfmove clock at 0, and writes one CSV row per position:
+For every WDL table in the folder (all 35 3- and 4-piece tables are in tests/data/syzygy), it draws
+random legal positions with that material (seeded, so the file is reproducible), each with the
+halfmove clock at 0, and writes one CSV row per position:
 
     fen,wdl,dtz,kept
 
 `wdl` and `dtz` are python-chess's probes of the position; `kept` lists (space-separated, in
 UCI notation) the root moves of the best rank, which are the moves lazuli must keep.
 
-    python3 tools/syzygy_oracle.py --tables ../shared/syzygy --per-table 4 --seed 1 \
+    python3 tools/syzygy_oracle.py --tables tests/data/syzygy --per-table 4 --seed 1 \
         > tests/data/syzygy-oracle.csv
 """
 

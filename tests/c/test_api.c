@@ -16,10 +16,13 @@
 
 /* The 3- and 4-piece Syzygy tables (the tests run from the repository's root). */
 #ifndef SYZYGY_DIR
-#define SYZYGY_DIR "../shared/syzygy"
+#define SYZYGY_DIR "tests/data/syzygy"
 #endif
 
 static int failures = 0;
+/* LAZULI_TIMING set: also check the wall-clock bounds (for an idle machine; the default run
+ * checks behaviour only, see tests/c_api.rs). */
+static int timing = 0;
 
 #define CHECK(cond)                                                            \
     do {                                                                       \
@@ -218,7 +221,7 @@ static void test_stop_during_infinite(void) {
     CHECK_RESULT(lazuli_engine_stop(e), LAZULI_RESULT_OK);
     char best[16];
     CHECK_RESULT(lazuli_engine_wait(e, best, sizeof best), LAZULI_RESULT_OK);
-    CHECK(now_ms() - t0 < 100.0);
+    CHECK(!timing || now_ms() - t0 < 100.0);
     CHECK(!lazuli_engine_is_searching(e));
     CHECK(r.bestmoves == 1);
     CHECK(is_legal(e, best));
@@ -246,7 +249,7 @@ static void test_ponder(void) {
         CHECK_RESULT(hit ? lazuli_engine_ponderhit(e) : lazuli_engine_stop(e), LAZULI_RESULT_OK);
         char best[16];
         CHECK_RESULT(lazuli_engine_wait(e, best, sizeof best), LAZULI_RESULT_OK);
-        CHECK(now_ms() - t0 < 300.0);
+        CHECK(!timing || now_ms() - t0 < 300.0);
         CHECK(r.bestmoves == 1);
         CHECK(is_legal(e, best));
     }
@@ -534,6 +537,7 @@ static void test_four_engines(void) {
 }
 
 int main(void) {
+    timing = getenv("LAZULI_TIMING") != NULL;
     test_version();
     test_search_with_callbacks();
     test_limited_strength();
