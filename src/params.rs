@@ -220,7 +220,7 @@ pub(crate) const VOTE_OFFSET: i32 = 14;
 // Time management (timeman.rs, search/manager.rs).
 // ---------------------------------------------------------------------------------------------
 
-/// Nodes between two clock checks by the main thread.
+/// Nodes between two clock checks by a search thread (every thread checks the hard limit).
 pub(crate) const CHECK_EVERY: u64 = 512;
 /// Moves to the next time control assumed when the GUI does not say.
 pub(crate) const DEFAULT_MOVES_TO_GO: u32 = 25;

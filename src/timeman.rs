@@ -22,7 +22,7 @@
 //! One `AtomicU64` holds both facts: `PONDERING` while a `go ponder` search ponders (no limits
 //! apply), `FROM_GO` when the limits count from `go`, otherwise the moment `ponderhit` came,
 //! in nanoseconds since the clock's epoch. It is written by the facade (`go`, `ponderhit`,
-//! `stop`) and read by the main search thread's clock checks. Being one word it is never seen
+//! `stop`) and read by every search thread's clock checks. Being one word it is never seen
 //! half-updated, so `Relaxed` suffices. Only `ponderhit` and `stop` leave `PONDERING`, by
 //! compare-and-swap, so a stray `ponderhit` never moves a running clock.
 
