@@ -29,14 +29,14 @@
 //! two clients `uci` and `ffi`. The research tools (thread scaling, the null-move study) are
 //! part of the `lazuli` binary only, not of this library.
 
-#![deny(unsafe_code)]
-#![deny(clippy::undocumented_unsafe_blocks)]
-
 mod bench;
 mod engine;
 mod error;
 mod eval;
-#[allow(unsafe_code)]
+#[expect(
+    unsafe_code,
+    reason = "the C ABI: exported functions take raw pointers from the host"
+)]
 mod ffi;
 mod lobby;
 mod options;

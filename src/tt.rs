@@ -360,7 +360,6 @@ impl TranspositionTable {
     /// Stores a search result for `key`. `score` must already be node-relative
     /// ([`Score::to_tt`]). An existing entry for the key is updated; otherwise the entry with
     /// the least depth, counting older generations as shallower, is replaced.
-    #[allow(clippy::too_many_arguments)]
     pub fn store(
         &self,
         key: u64,

@@ -7,6 +7,8 @@
 //! them). proptest draws the sequences from its deterministic seed; `PROPTEST_CASES` sets how
 //! many (default 24: each case starts an engine and up to three host threads).
 
+#![expect(unsafe_code, reason = "calls the C ABI through its symbols")]
+
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::ptr;
 use std::sync::Barrier;

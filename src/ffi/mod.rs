@@ -29,21 +29,30 @@ use crate::engine::Engine;
 use crate::state::SearchControl;
 
 /// Major version of the library (`lazuli_version()` gives the whole version string).
-#[allow(
-    dead_code,
-    reason = "a #define of the C header (cbindgen), unused in Rust"
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "a #define of the C header (cbindgen), unused in Rust but by the tests"
+    )
 )]
 pub const LAZULI_VERSION_MAJOR: u32 = 0;
 /// Minor version of the library.
-#[allow(
-    dead_code,
-    reason = "a #define of the C header (cbindgen), unused in Rust"
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "a #define of the C header (cbindgen), unused in Rust but by the tests"
+    )
 )]
 pub const LAZULI_VERSION_MINOR: u32 = 1;
 /// Patch version of the library.
-#[allow(
-    dead_code,
-    reason = "a #define of the C header (cbindgen), unused in Rust"
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "a #define of the C header (cbindgen), unused in Rust but by the tests"
+    )
 )]
 pub const LAZULI_VERSION_PATCH: u32 = 0;
 
