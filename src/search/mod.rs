@@ -21,6 +21,7 @@ mod qsearch;
 pub(crate) mod root;
 pub(crate) mod skill;
 mod stack;
+mod steps;
 
 use shakmaty::{Move, Position as _};
 
