@@ -53,6 +53,7 @@
 use shakmaty::{Chess, Move, Position as _, Role, Square};
 
 use crate::error::Error;
+use crate::position::from_to;
 use crate::score::Score;
 use crate::sync::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
@@ -103,10 +104,8 @@ impl PackedMove {
 
     /// Packs a move of standard chess (drops are not stored).
     pub fn new(m: Move) -> PackedMove {
-        let (from, to) = match m {
-            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
-            Move::Castle { king, rook } => (king, rook),
-            Move::Put { .. } => return PackedMove::NONE,
+        let Some((from, to)) = from_to(m) else {
+            return PackedMove::NONE;
         };
         let promotion = m.promotion().map_or(0, |r| r as u16);
         PackedMove(from as u16 | (to as u16) << 6 | promotion << 12)

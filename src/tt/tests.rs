@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::position::Position;
+use crate::rng::Rng;
 
 #[test]
 fn store_then_probe_returns_what_was_stored() {
@@ -118,17 +119,16 @@ fn replacement_prefers_shallow_and_old_entries() {
 fn clear_and_hashfull() {
     let tt = TranspositionTable::new(2).unwrap();
     assert_eq!(tt.hashfull(), 0);
-    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
+    let mut key = 0;
     for _ in 0..200_000 {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        tt.store(rng, PackedMove::NONE, Score(1), Score(1), 3, Bound::Exact);
+        key = rng.next_u64();
+        tt.store(key, PackedMove::NONE, Score(1), Score(1), 3, Bound::Exact);
     }
     assert!(tt.hashfull() > 900, "{}", tt.hashfull());
     tt.clear(2);
     assert_eq!(tt.hashfull(), 0);
-    assert!(tt.probe(rng).is_none());
+    assert!(tt.probe(key).is_none());
 }
 
 /// Every chunk reserves a full chunk's size whatever the table's, so that glibc maps each
