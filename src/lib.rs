@@ -22,12 +22,14 @@
 //!
 //! The modules, from the bottom up (an arrow between modules only ever points down this list):
 //! `sync` (the atomics and locks the threads share, model-checked under loom), `params` (every
-//! tunable constant), `rng` (a seeded PRNG), `error`, `score`, `position` (the board, keys,
-//! history, SEE), `eval`, `tt` (the shared table), `report` (what a search reports), `timeman` (limits,
-//! deadlines, the pondering clock), `state` (what the threads share), `search` (one thread's
-//! search), `threads` (the Lazy SMP pool), `options`, `engine` (the facade), `bench`, and the
-//! two clients `uci` and `ffi`. The research tools (thread scaling, the null-move study) are
-//! part of the `lazuli` binary only, not of this library.
+//! tunable constant), `rng` (a seeded PRNG), `error`, `score`, `wdl` (win, draw and loss chances
+//! of a score), `position` (the board, keys, history, SEE), `tablebase` (Syzygy probes), `eval`
+//! (the network and the hand-crafted evaluation), `tt` (the shared table), `report` (what a
+//! search reports), `timeman` (limits, deadlines, the pondering clock), `state` (what the
+//! threads share), `search` (one thread's search), `lobby` (where the helper threads wait and
+//! join a search), `threads` (the Lazy SMP pool), `options`, `engine` (the facade), `bench`, and
+//! the two clients `uci` and `ffi`. The research tools (thread scaling, the null-move study,
+//! datagen, training) are part of the `lazuli` binary only, not of this library.
 
 mod bench;
 mod engine;

@@ -226,7 +226,10 @@ pub(crate) const VOTE_OFFSET: i32 = 14;
 // Time management (timeman.rs, search/manager.rs).
 // ---------------------------------------------------------------------------------------------
 
-/// Nodes between two clock checks by the main thread.
+/// Nodes of its own between two limit checks by a search thread (search/mod.rs,
+/// `check_limits`): every thread then looks at the clock against the hard limit (once it has
+/// completed an iteration), and the main thread, or every thread under a node limit, reads
+/// the others' node counts.
 pub(crate) const CHECK_EVERY: u64 = 512;
 /// Moves to the next time control assumed when the GUI does not say.
 pub(crate) const DEFAULT_MOVES_TO_GO: u32 = 25;
