@@ -1,6 +1,6 @@
 //! The network's costs (`cargo bench --bench nnue`): one evaluation from an accumulator, one
 //! accumulator update for a quiet move and for a capture, one refresh from scratch, at the
-//! widths 32 (the built-in net, `docs/nets/s12-h32m.lznn`) and 256 (random weights,
+//! widths 32 (the built-in net, `Network::BUILT_IN`) and 256 (random weights,
 //! `Network::random_bytes`), beside one hand-crafted evaluation of the same position.
 
 use std::hint::black_box;
@@ -27,10 +27,7 @@ fn position() -> (Chess, Move, Move) {
 fn bench(c: &mut Criterion) {
     let (chess, quiet, capture) = position();
     let nets = [
-        (
-            32,
-            Network::from_bytes(include_bytes!("../docs/nets/s12-h32m.lznn")).unwrap(),
-        ),
+        (32, Network::from_bytes(Network::BUILT_IN).unwrap()),
         (
             256,
             Network::from_bytes(&Network::random_bytes(256, 7)).unwrap(),

@@ -1,24 +1,34 @@
 //! Search and evaluation speed (`cargo bench --bench search`). The engine's own figure is
-//! `lazuli bench` (nodes per second over the bench positions); these time the parts.
+//! `lazuli bench` (nodes per second over the bench positions); these time the parts: the
+//! evaluation searches use, the built-in network's, from each position's accumulator (which
+//! a search keeps up to date move by move; `cargo bench --bench nnue` times the updates); the
+//! hand-crafted evaluation, which searches use with `UseNNUE false`; and a whole search.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use lazuli::{Engine, Limits, Position, SearchHandler, SearchInfo};
-use shakmaty::Move;
-
-struct Silent;
-impl SearchHandler for Silent {
-    fn on_info(&mut self, _: &SearchInfo) {}
-    fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
-}
+use lazuli::{Engine, Limits, Network, Position, Silent};
+use shakmaty::Position as _;
 
 fn bench(c: &mut Criterion) {
     let positions: Vec<Position> = lazuli::bench_positions()
         .iter()
         .map(|f| Position::from_fen(f).unwrap())
         .collect();
-    c.bench_function("evaluate (bench positions)", |b| {
+    let net = Network::from_bytes(Network::BUILT_IN).unwrap();
+    let accumulators: Vec<_> = positions
+        .iter()
+        .map(|p| (net.refresh(p.chess()), p.chess().turn()))
+        .collect();
+    c.bench_function("net evaluate (bench positions, from accumulators)", |b| {
+        b.iter(|| {
+            accumulators
+                .iter()
+                .map(|(acc, stm)| net.evaluate(black_box(acc), *stm))
+                .sum::<i32>()
+        })
+    });
+    c.bench_function("hce evaluate (bench positions, UseNNUE false)", |b| {
         b.iter(|| {
             positions
                 .iter()

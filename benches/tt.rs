@@ -4,18 +4,11 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use lazuli::Score;
-use lazuli::{Bound, PackedMove, TranspositionTable};
+use lazuli::{Bound, PackedMove, Rng, TranspositionTable};
 
 fn keys(n: usize) -> Vec<u64> {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        })
-        .collect()
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
+    (0..n).map(|_| rng.next_u64()).collect()
 }
 
 fn bench(c: &mut Criterion) {

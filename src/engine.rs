@@ -43,14 +43,11 @@ enum Loaded {
     Tables(Option<Arc<Tablebases>>, String),
 }
 
-/// The network built into lazuli (`docs/nets.md`, net s123-h32m).
-const BUILT_IN_NET: &[u8] = include_bytes!("../docs/nets/s123-h32m.lznn");
-
 /// The network of `EvalFile` `path`: the built-in one for an empty path.
 fn load_net(path: &str) -> Result<Arc<Network>, Error> {
     let read;
     let bytes = if path.is_empty() {
-        BUILT_IN_NET
+        Network::BUILT_IN
     } else {
         read = std::fs::read(path)
             .map_err(|e| Error::InvalidOption(format!("EvalFile: cannot read '{path}': {e}")))?;

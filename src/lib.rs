@@ -22,17 +22,14 @@
 //!
 //! The modules, from the bottom up (an arrow between modules only ever points down this list):
 //! `sync` (the atomics and locks the threads share, model-checked under loom), `params` (every
-//! tunable constant), `rng` (a seeded PRNG), `error`, `score`, `wdl` (win/draw/loss chances of a
-//! score), `position` (the board, keys, history, SEE), `eval` (the network and the hand-crafted
-//! evaluation), `tt` (the shared table), `tablebase` (Syzygy tables), `report` (what a search
-//! reports), `timeman` (limits, deadlines, the pondering clock), `state` (what the threads
-//! share), `lobby` (where helper threads wait for and join a search), `search` (one thread's
-//! search), `threads` (the Lazy SMP pool), `options`, `engine` (the facade), `bench`, and the
-//! two clients `uci` and `ffi`. The tools (thread scaling, the null-move study, `datagen`,
-//! `train`) are part of the `lazuli` binary only, not of this library.
-
-#![deny(unsafe_code)]
-#![deny(clippy::undocumented_unsafe_blocks)]
+//! tunable constant), `rng` (a seeded PRNG), `error`, `score`, `wdl` (win, draw and loss chances
+//! of a score), `position` (the board, keys, history, SEE), `tablebase` (Syzygy probes), `eval`
+//! (the network and the hand-crafted evaluation), `tt` (the shared table), `report` (what a
+//! search reports), `timeman` (limits, deadlines, the pondering clock), `state` (what the
+//! threads share), `search` (one thread's search), `lobby` (where the helper threads wait and
+//! join a search), `threads` (the Lazy SMP pool), `options`, `engine` (the facade), `bench`, and
+//! the two clients `uci` and `ffi`. The research tools (thread scaling, the null-move study,
+//! datagen, training) are part of the `lazuli` binary only, not of this library.
 
 mod bench;
 mod engine;
@@ -42,7 +39,10 @@ mod eval;
 // own `#[repr(C)]` types and functions instead of a hand copy; not part of the Rust API (C
 // programs use include/lazuli.h).
 #[doc(hidden)]
-#[allow(unsafe_code)]
+#[expect(
+    unsafe_code,
+    reason = "the C ABI: exported functions take raw pointers from the host"
+)]
 pub mod ffi;
 mod lobby;
 mod options;

@@ -74,7 +74,10 @@ pub fn option_specs() -> Vec<OptionSpec> {
     use OptionKind::*;
     let spec = |name, kind| OptionSpec { name, kind };
     let spin = |default, min, max| Spin { default, min, max };
-    #[allow(unused_mut)] // extended in tune builds
+    #[cfg_attr(
+        not(feature = "tune"),
+        expect(unused_mut, reason = "tune builds add the tunables")
+    )]
     let mut specs = vec![
         spec("Threads", spin(1, 1, MAX_THREADS as i64)),
         spec("Hash", spin(16, 1, max_hash_mb())),

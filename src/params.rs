@@ -23,7 +23,10 @@ use std::time::Duration;
 /// Concurrency (tune builds): the value lives in a process-wide atomic, so every engine of a
 /// tune process shares it. `Relaxed` suffices: a tuner sets it between games, and a search
 /// that reads an old value while it changes is merely a search with the old value.
-#[cfg_attr(not(feature = "tune"), allow(dead_code))] // name and range serve tune builds
+#[cfg_attr(
+    not(any(feature = "tune", test)),
+    expect(dead_code, reason = "name and range serve tune builds (and the tests)")
+)]
 pub struct Tunable {
     /// The option's name: the constant's own.
     pub name: &'static str,
@@ -71,7 +74,10 @@ macro_rules! tunables {
             pub(crate) static $name: Tunable = Tunable::new(stringify!($name), $default, $min, $max);
         )*
         /// Every tunable, in the order of this file (the UCI options of a tune build).
-        #[cfg_attr(not(feature = "tune"), allow(dead_code))]
+        #[cfg_attr(
+            not(any(feature = "tune", test)),
+            expect(dead_code, reason = "the UCI options of a tune build (and the tests)")
+        )]
         pub static TUNABLES: &[&Tunable] = &[$(&$name),*];
     };
 }
@@ -220,7 +226,10 @@ pub(crate) const VOTE_OFFSET: i32 = 14;
 // Time management (timeman.rs, search/manager.rs).
 // ---------------------------------------------------------------------------------------------
 
-/// Nodes between two clock checks by a search thread (every thread checks the hard limit).
+/// Nodes of its own between two limit checks by a search thread (search/mod.rs,
+/// `check_limits`): every thread then looks at the clock against the hard limit (once it has
+/// completed an iteration), and the main thread, or every thread under a node limit, reads
+/// the others' node counts.
 pub(crate) const CHECK_EVERY: u64 = 512;
 /// Moves to the next time control assumed when the GUI does not say.
 pub(crate) const DEFAULT_MOVES_TO_GO: u32 = 25;

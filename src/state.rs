@@ -9,9 +9,10 @@
 //!
 //! # Concurrency contract
 //!
-//! - `stop` is written by anyone (facade `stop`, the main thread on a limit, a node limit on any
-//!   thread) and read by every thread at every node, `Relaxed`: a thread may search a few more
-//!   nodes after a stop, and nothing it computes after seeing the flag is used.
+//! - `stop` is written by anyone (facade `stop`, any thread past the hard time limit or a node
+//!   limit, the main thread when its own search ends) and read by every thread at every node,
+//!   `Relaxed`: a thread may search a few more nodes after a stop, and nothing it computes
+//!   after seeing the flag is used.
 //! - `clock` is the pondering word; its own contract is in [`crate::timeman`].
 //! - `control` (a mutex and a condvar) holds the search phase: the facade moves it from idle
 //!   to running, the main search thread to finishing and back to idle. `wait` blocks on it.

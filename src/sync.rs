@@ -1,11 +1,12 @@
 //! The synchronisation primitives of the four shared-state protocols: the table's entries
 //! ([`crate::tt`]), the search phase ([`crate::state`]), the pondering clock
-//! ([`crate::timeman`]) and the lobby where helper threads join a search ([`crate::lobby`]).
+//! ([`crate::timeman`]) and the lobby where the helper threads join a search
+//! ([`crate::lobby`]).
 //!
 //! A normal build re-exports `std`'s atomics and `parking_lot`'s `Mutex` and `Condvar`, so the
 //! code is exactly what it would be with those imported directly. Built with
 //! `RUSTFLAGS="--cfg loom"` (the `.ci/loom` script), the same names are loom's model-checked
-//! types, and the `loom_tests` modules of those four files explore every interleaving of their
+//! types, and the `loom_tests` modules of those four explore every interleaving of their
 //! protocol's real code. Loom's `Mutex` and `Condvar` follow `std`'s API; the thin wrappers
 //! below give them `parking_lot`'s (a `lock` that returns the guard, a `wait` that takes it by
 //! `&mut`), so no call site differs between the two builds.

@@ -4,7 +4,8 @@
 //! durations, both measured from the start of the search (or from `ponderhit`):
 //! - `soft`: after an iteration finishes past it (scaled by how stable the best move has been),
 //!   no new iteration is started;
-//! - `hard`: the search is stopped wherever it is. Every search thread looks at the clock every
+//! - `hard`: the search is stopped wherever it is. Every search thread, once it has completed
+//!   an iteration (so that the vote has its move), looks at the clock every
 //!   [`CHECK_EVERY`](crate::params::CHECK_EVERY) of its nodes, well under a millisecond at the
 //!   engine's speed, so the limit holds even when there are far more threads than cores.
 //!
@@ -22,8 +23,9 @@
 //! One `AtomicU64` holds both facts: `PONDERING` while a `go ponder` search ponders (no limits
 //! apply), `FROM_GO` when the limits count from `go`, otherwise the moment `ponderhit` came,
 //! in nanoseconds since the clock's epoch. It is written by the facade (`go`, `ponderhit`,
-//! `stop`) and read by every search thread's clock checks. Being one word it is never seen
-//! half-updated, so `Relaxed` suffices. Only `ponderhit` and `stop` leave `PONDERING`, by
+//! `stop`) and read by every search thread's clock checks (the hard limit) and by the main
+//! thread (the soft limit, and whether to send its best move yet). Being one word it is never
+//! seen half-updated, so `Relaxed` suffices. Only `ponderhit` and `stop` leave `PONDERING`, by
 //! compare-and-swap, so a stray `ponderhit` never moves a running clock.
 
 use std::time::{Duration, Instant};

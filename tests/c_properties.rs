@@ -9,6 +9,8 @@
 //! the sequences from its deterministic seed; `PROPTEST_CASES` sets how many (default 24: each
 //! case starts an engine and up to three host threads).
 
+#![expect(unsafe_code, reason = "calls the C ABI through its symbols")]
+
 use std::ffi::{CStr, CString, c_char};
 use std::ptr;
 use std::sync::Barrier;

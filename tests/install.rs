@@ -15,8 +15,11 @@ use libtest_mimic::{Arguments, Trial};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// A test: its name, its body and the tools it needs.
+type Case = (&'static str, fn(), &'static [&'static str]);
+
 fn main() {
-    let tests: [(&str, fn(), &[&str]); 4] = [
+    let tests: [Case; 4] = [
         (
             "a_c_program_builds_with_pkg_config",
             a_c_program_builds_with_pkg_config,

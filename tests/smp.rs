@@ -6,8 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use common::UciProcess;
-use lazuli::{Engine, Limits, SearchHandler, SearchInfo};
-use shakmaty::Move;
+use lazuli::{Engine, Limits, Rng, Silent};
 
 const POSITIONS: &[&str] = &[
     "startpos",
@@ -42,17 +41,14 @@ fn go_stop_cycles(timing: bool) {
         e.send(&format!("position {p}"));
         legal.insert(p, e.legal_moves());
     }
-    let mut rng = 0x5eed_u64;
+    let mut rng = Rng::new(0x5eed);
     let mut worst_stop = Duration::ZERO;
     for cycle in 0..200 {
         let p = POSITIONS[cycle % POSITIONS.len()];
         e.send(&format!("position {p}"));
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
         let best = if cycle % 2 == 0 {
             e.send("go infinite");
-            std::thread::sleep(Duration::from_millis(rng % 25));
+            std::thread::sleep(Duration::from_millis(rng.below(25) as u64));
             let stop = Instant::now();
             e.send("stop");
             let best = e.bestmove();
@@ -79,11 +75,6 @@ fn go_stop_cycles(timing: bool) {
 
 #[test]
 fn threads_and_hash_set_during_a_search_apply_after_it() {
-    struct Silent;
-    impl SearchHandler for Silent {
-        fn on_info(&mut self, _: &SearchInfo) {}
-        fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
-    }
     let mut e = Engine::new().unwrap();
     e.go(
         Limits {
@@ -130,11 +121,6 @@ fn options_during_a_uci_search_keep_the_engine_working() {
 
 #[test]
 fn node_limit_counts_every_thread() {
-    struct Silent;
-    impl SearchHandler for Silent {
-        fn on_info(&mut self, _: &SearchInfo) {}
-        fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
-    }
     let mut e = Engine::new().unwrap();
     e.set_option("Threads", "4").unwrap();
     e.go(Limits::nodes(200_000), Silent).unwrap();

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 
 use lazuli::Score;
-use lazuli::{Bound, PackedMove, TranspositionTable, TtHit};
+use lazuli::{Bound, PackedMove, Rng, TranspositionTable, TtHit};
 
 /// The data every thread stores under `key` (nonzero move, so stores never merge moves).
 fn data_for(key: u64) -> (PackedMove, Score, Score, i32, Bound) {
@@ -21,13 +21,6 @@ fn data_for(key: u64) -> (PackedMove, Score, Score, i32, Bound) {
         ((h >> 56) % 60) as i32,
         bound,
     )
-}
-
-fn xorshift(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
 }
 
 /// Runs `threads` threads doing `rounds` random stores and probes over `keys` distinct keys,
@@ -44,13 +37,12 @@ fn hammer(
         .map(|t| {
             let (tt, hits, barrier) = (Arc::clone(tt), Arc::clone(&hits), Arc::clone(&barrier));
             std::thread::spawn(move || {
-                let mut rng =
-                    0x1234_5678_9abc_def1 ^ (t as u64 + 1).wrapping_mul(0xff51_afd7_ed55_8ccd);
+                let mut rng = Rng::new(0x1234_5678_9abc_def1 ^ t as u64);
                 let mut local_hits = 0;
                 barrier.wait();
                 for _ in 0..rounds {
-                    let key = keys(xorshift(&mut rng));
-                    if xorshift(&mut rng).is_multiple_of(2) {
+                    let key = keys(rng.next_u64());
+                    if rng.next_u64().is_multiple_of(2) {
                         let (mv, score, eval, depth, bound) = data_for(key);
                         tt.store(key, mv, score, eval, depth, bound);
                     } else if let Some(hit) = tt.probe(key) {

@@ -3,15 +3,7 @@
 //! the `tune` command in OpenBench's SPSA format. Without the feature this file is empty.
 #![cfg(feature = "tune")]
 
-use lazuli::{Engine, Limits, SearchHandler, option_specs};
-use shakmaty::Move;
-
-struct Quiet;
-
-impl SearchHandler for Quiet {
-    fn on_info(&mut self, _: &lazuli::SearchInfo) {}
-    fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
-}
+use lazuli::{Engine, Limits, Silent, option_specs};
 
 /// The node count of a one-thread depth-9 search of a middlegame, from a new game.
 fn nodes(e: &mut Engine) -> u64 {
@@ -21,7 +13,7 @@ fn nodes(e: &mut Engine) -> u64 {
         &[],
     )
     .unwrap();
-    e.go(Limits::depth(9), Quiet).unwrap();
+    e.go(Limits::depth(9), Silent).unwrap();
     e.wait().unwrap().unwrap().nodes
 }
 

@@ -23,9 +23,11 @@
 //! intrinsics). The net file format is written by `lazuli train`
 //! and described in [`Network::from_bytes`].
 
-use shakmaty::{Chess, Color, Move, Piece, Position as _, Role, Square};
+use shakmaty::{Chess, Color, Move, Piece, Position as _, Square};
 
 use crate::error::Error;
+use crate::position::{Change, piece_changes};
+use crate::rng::Rng;
 
 /// The widest hidden layer (per perspective) this build reads.
 pub(crate) const MAX_HIDDEN: usize = 256;
@@ -105,6 +107,10 @@ impl Reader<'_> {
 }
 
 impl Network {
+    /// The net file built into lazuli, which searches use unless `EvalFile` names another:
+    /// net s123-h32m (`docs/nets.md`).
+    pub const BUILT_IN: &'static [u8] = include_bytes!("../../docs/nets/s123-h32m.lznn");
+
     /// Parses a net file: `LZNN`, then little-endian `u32` version (1), hidden width `H` (a
     /// multiple of 32 up to [`MAX_HIDDEN`]), QA, QB and SCALE (which must match this build),
     /// then `i16` feature weights (feature-major, `768 x H`), `i16` feature bias (`H`), `i16`
@@ -169,16 +175,11 @@ impl Network {
     }
 
     /// A net file of width `hidden` (a multiple of 32 up to [`MAX_HIDDEN`]) with small
-    /// pseudo-random weights (xorshift from `seed`), for tests and benchmarks.
+    /// pseudo-random weights ([`Rng`] from `seed`), for tests and benchmarks.
     #[doc(hidden)]
     pub fn random_bytes(hidden: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        let mut next = |bound: i16| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % (2 * bound as u64 + 1)) as i16 - bound
-        };
+        let mut rng = Rng::new(seed);
+        let mut next = |bound: i16| rng.below(2 * bound as usize + 1) as i16 - bound;
         let mut bytes = MAGIC.to_vec();
         for v in [VERSION, hidden as u32, QA as u32, QB as u32, SCALE as u32] {
             bytes.extend(v.to_le_bytes());
@@ -252,57 +253,16 @@ impl Accumulator {
     /// squares, plus those of the pieces that reached squares. Lanes past the width are left
     /// as they are (zero in every slot that only ever held `net`'s accumulators).
     pub fn update(&self, net: &Network, before: &Chess, m: Move, next: &mut Accumulator) {
-        let us = before.turn();
-        let mut removed: [Option<(Piece, Square)>; 2] = [None; 2];
-        let mut added: [Option<(Piece, Square)>; 2] = [None; 2];
-        let piece = |color, role| Piece { color, role };
-        match m {
-            Move::Normal {
-                role,
-                from,
-                capture,
-                to,
-                promotion,
-            } => {
-                removed[0] = Some((piece(us, role), from));
-                added[0] = Some((piece(us, promotion.unwrap_or(role)), to));
-                removed[1] = capture.map(|c| (piece(!us, c), to));
-            }
-            Move::EnPassant { from, to } => {
-                removed[0] = Some((piece(us, Role::Pawn), from));
-                added[0] = Some((piece(us, Role::Pawn), to));
-                let victim = Square::from_coords(to.file(), from.rank());
-                removed[1] = Some((piece(!us, Role::Pawn), victim));
-            }
-            Move::Castle { king, rook } => {
-                let side = shakmaty::CastlingSide::from_king_side(king < rook);
-                let rank = king.rank();
-                removed = [
-                    Some((piece(us, Role::King), king)),
-                    Some((piece(us, Role::Rook), rook)),
-                ];
-                added = [
-                    Some((
-                        piece(us, Role::King),
-                        Square::from_coords(side.king_to_file(), rank),
-                    )),
-                    Some((
-                        piece(us, Role::Rook),
-                        Square::from_coords(side.rook_to_file(), rank),
-                    )),
-                ];
-            }
-            Move::Put { .. } => unreachable!("no drops in standard chess"),
-        }
         next.copy_from(net, self);
         for (view, half) in Color::ALL.into_iter().zip(next.halves.iter_mut()) {
             let half = net.lanes(half);
-            for &(p, sq) in removed.iter().flatten() {
-                sub(half, &net.feature_weights[feature(view, p, sq)]);
-            }
-            for &(p, sq) in added.iter().flatten() {
-                add(half, &net.feature_weights[feature(view, p, sq)]);
-            }
+            piece_changes(before.turn(), m, |change, p, sq| {
+                let row = &net.feature_weights[feature(view, p, sq)];
+                match change {
+                    Change::Off => sub(half, row),
+                    Change::On => add(half, row),
+                }
+            });
         }
     }
 
@@ -366,7 +326,7 @@ pub(crate) mod tests {
     fn incremental_updates_equal_a_refresh(hidden: usize) {
         let net = Network::from_bytes(&Network::random_bytes(hidden, 7)).unwrap();
         assert_eq!(net.hidden(), hidden);
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         let mut checked = 0;
         for fen in [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -383,10 +343,7 @@ pub(crate) mod tests {
                     if moves.is_empty() {
                         break;
                     }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let m = moves[(x % moves.len() as u64) as usize];
+                    let m = moves[rng.below(moves.len())];
                     acc.update(&net, pos.chess(), m, &mut next);
                     std::mem::swap(&mut acc, &mut next);
                     pos.push(m);

@@ -3,19 +3,15 @@
 //! moves and en passant, which would mean a from-scratch hash at many nodes).
 
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
-use shakmaty::{
-    CastlingSide, Chess, Color, EnPassantMode, File, Move, Piece, Position as _, Role, Square,
-};
+use shakmaty::{CastlingSide, Chess, Color, EnPassantMode, File, Move, Position as _, Square};
+
+use super::moves::piece_changes;
 
 /// The Zobrist key of a position computed from scratch.
 pub(crate) fn full_key(chess: &Chess) -> u64 {
     chess
         .zobrist_hash::<Zobrist64>(EnPassantMode::PseudoLegal)
         .0
-}
-
-fn piece_key(sq: Square, role: Role, color: Color) -> u64 {
-    Zobrist64::zobrist_for_piece(sq, Piece { color, role }).0
 }
 
 /// Bits of the castling rights that `Zobrist64` hashes, one per colour and side.
@@ -44,38 +40,10 @@ fn ep_key(file: Option<File>) -> u64 {
 /// The key of `after`, the position reached by playing `m` in `before`, whose key is `key`.
 pub(crate) fn key_after(before: &Chess, key: u64, m: Move, after: &Chess) -> u64 {
     let us = before.turn();
-    let them = !us;
     let mut key = key ^ Zobrist64::zobrist_for_white_turn().0;
-    match m {
-        Move::Normal {
-            role,
-            from,
-            capture,
-            to,
-            promotion,
-        } => {
-            key ^= piece_key(from, role, us) ^ piece_key(to, promotion.unwrap_or(role), us);
-            if let Some(captured) = capture {
-                key ^= piece_key(to, captured, them);
-            }
-        }
-        Move::EnPassant { from, to } => {
-            let captured = Square::from_coords(to.file(), from.rank());
-            key ^= piece_key(from, Role::Pawn, us)
-                ^ piece_key(to, Role::Pawn, us)
-                ^ piece_key(captured, Role::Pawn, them);
-        }
-        Move::Castle { king, rook } => {
-            let side = CastlingSide::from_king_side(king < rook);
-            let king_to = Square::from_coords(side.king_to_file(), king.rank());
-            let rook_to = Square::from_coords(side.rook_to_file(), king.rank());
-            key ^= piece_key(king, Role::King, us)
-                ^ piece_key(king_to, Role::King, us)
-                ^ piece_key(rook, Role::Rook, us)
-                ^ piece_key(rook_to, Role::Rook, us);
-        }
-        Move::Put { .. } => unreachable!("no drops in standard chess"),
-    }
+    piece_changes(us, m, |_, piece, sq| {
+        key ^= Zobrist64::zobrist_for_piece(sq, piece).0;
+    });
     let changed = castling_bits(before) ^ castling_bits(after);
     if changed != 0 {
         for (i, (color, side)) in CASTLING.iter().enumerate() {

@@ -5,7 +5,8 @@
 
 use shakmaty::attacks::{self, attacks, bishop_attacks, king_attacks, rook_attacks};
 use shakmaty::{
-    Bitboard, Board, Chess, Color, Move, MoveList, Piece, Position as _, Rank, Role, Square,
+    Bitboard, Board, CastlingSide, Chess, Color, Move, MoveList, Piece, Position as _, Rank, Role,
+    Square,
 };
 
 /// Piece values for exchange evaluation and MVV-LVA, indexed by `Role as usize`.
@@ -18,6 +19,67 @@ fn value(role: Role) -> i32 {
 /// True for moves that change material: captures and promotions.
 pub(crate) fn is_tactical(m: Move) -> bool {
     m.is_capture() || m.is_promotion()
+}
+
+/// The squares `m` leaves and reaches, castling as king to rook square (shakmaty's
+/// [`Move::from`] and [`Move::to`]); none for a drop, which standard chess does not have. The
+/// table's packed moves and the butterfly history are indexed by it.
+#[inline(always)]
+pub(crate) fn from_to(m: Move) -> Option<(Square, Square)> {
+    match m {
+        Move::Normal { from, to, .. } | Move::EnPassant { from, to } => Some((from, to)),
+        Move::Castle { king, rook } => Some((king, rook)),
+        Move::Put { .. } => None,
+    }
+}
+
+/// Whether a move takes a piece off a square or puts one on a square.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Change {
+    Off,
+    On,
+}
+
+/// Calls `f` for each piece that `m`, played by `us`, takes off a square or puts on one: the
+/// moving piece off its square and onto its target (promoted if it promotes), a captured piece
+/// off its square (the one en passant empties), the castling rook off its square and onto its
+/// own. The Zobrist key (keys.rs) and the net's accumulator (eval/nnue.rs) are both updated
+/// through it. Inlined, each call of `f` is straight-line code for its kind of move.
+#[inline(always)]
+pub(crate) fn piece_changes(us: Color, m: Move, mut f: impl FnMut(Change, Piece, Square)) {
+    let piece = |color, role| Piece { color, role };
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            f(Change::Off, piece(us, role), from);
+            if let Some(captured) = capture {
+                f(Change::Off, piece(!us, captured), to);
+            }
+            f(Change::On, piece(us, promotion.unwrap_or(role)), to);
+        }
+        Move::EnPassant { from, to } => {
+            f(Change::Off, piece(us, Role::Pawn), from);
+            let victim = Square::from_coords(to.file(), from.rank());
+            f(Change::Off, piece(!us, Role::Pawn), victim);
+            f(Change::On, piece(us, Role::Pawn), to);
+        }
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(king < rook);
+            let rank = king.rank();
+            f(Change::Off, piece(us, Role::King), king);
+            f(Change::Off, piece(us, Role::Rook), rook);
+            let king_to = Square::from_coords(side.king_to_file(), rank);
+            f(Change::On, piece(us, Role::King), king_to);
+            let rook_to = Square::from_coords(side.rook_to_file(), rank);
+            f(Change::On, piece(us, Role::Rook), rook_to);
+        }
+        Move::Put { .. } => unreachable!("no drops in standard chess"),
+    }
 }
 
 /// The legal captures and queen promotions of a position that is not in check, generated

@@ -7,50 +7,17 @@ use shakmaty::{Move, MoveList, Position as _};
 
 use super::history::{self, PieceTo, piece_to};
 use super::movepick::{MovePicker, Ordering};
+use super::steps::{Node, Singularity};
 use super::{Best, NodeType, NonPv, Outcome, Pv, Searcher};
 use crate::params::{
     CHECK_EXTENSION_PLY_FACTOR, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH,
-    LMP_BASE, LMP_MAX_DEPTH, LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR,
-    LMR_MIN_DEPTH, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR, NULL_EVAL_MAX,
-    PROBCUT_MARGIN, PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION, RFP_MARGIN, RFP_MAX_DEPTH,
-    SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN, SINGULAR_MARGIN,
-    SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH, TB_STORE_DEPTH_BONUS,
+    LMP_BASE, LMP_MAX_DEPTH, LMR_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH, SEE_PRUNE_MAX_DEPTH,
+    SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN,
 };
 use crate::position::{gives_check, is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
 use crate::search::NullMoveMode;
-use crate::tablebase::{ignoring_rule50, wdl_score};
 use crate::tt::Bound;
-
-/// The late move reduction of the `moves`-th move at `depth` (both from 1, capped at 63):
-/// `LMR_BASE + ln(depth) ln(moves) / LMR_DIVISOR`, the constants in hundredths.
-fn lmr_formula(depth: usize, moves: usize) -> i32 {
-    let base = f64::from(LMR_BASE.get()) / 100.0;
-    let divisor = f64::from(LMR_DIVISOR.get()) / 100.0;
-    (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32
-}
-
-/// [`lmr_formula`] as a table, built once (a tune build computes it at each use instead, so
-/// that `setoption` acts on it).
-#[cfg(not(feature = "tune"))]
-fn lmr_reduction(depth: usize, moves: usize) -> i32 {
-    use std::sync::LazyLock;
-    static LMR: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
-        let mut t = [[0; 64]; 64];
-        for (d, row) in t.iter_mut().enumerate().skip(1) {
-            for (m, r) in row.iter_mut().enumerate().skip(1) {
-                *r = lmr_formula(d, m);
-            }
-        }
-        t
-    });
-    LMR[depth.min(63)][moves.min(63)]
-}
-
-#[cfg(feature = "tune")]
-fn lmr_reduction(depth: usize, moves: usize) -> i32 {
-    lmr_formula(depth.clamp(1, 63), moves.clamp(1, 63))
-}
 
 impl Searcher<'_> {
     /// PVS (NegaScout; Campbell and Marsland 1983, Reinefeld 1983) at a node `depth` plies
@@ -124,37 +91,11 @@ impl Searcher<'_> {
         // Step 5b. Tablebase probe (Stockfish `search`, "Tablebases probe"): after a capture
         // or a pawn move, with few enough pieces, the tables' WDL value ends the node when its
         // bound settles the window; it is stored in the table with that bound.
-        let tb = self.job.tb_config;
         if !N::ROOT
             && excluded.is_none()
-            && tb.cardinality > 0
-            && let Some(tables) = &self.job.tables
-            && self.pos.chess().halfmoves() == 0
+            && let Some(value) = self.probe_tablebase(key, ply, depth, alpha, beta)
         {
-            let pieces = self.pos.chess().board().occupied().count();
-            if (pieces < tb.cardinality || (pieces == tb.cardinality && depth >= tb.probe_depth))
-                && let Some(wdl) = tables.probe_wdl(self.pos.chess())
-            {
-                self.tbhits += 1;
-                self.slots.set_tbhits(self.id, self.tbhits);
-                let wdl = if tb.rule50 { wdl } else { ignoring_rule50(wdl) };
-                let value = wdl_score(wdl, ply);
-                let bound = if value.is_decisive() && value > Score::DRAW {
-                    Bound::Lower
-                } else if value.is_decisive() {
-                    Bound::Upper
-                } else {
-                    Bound::Exact
-                };
-                if bound == Bound::Exact
-                    || (bound == Bound::Lower && value >= beta)
-                    || (bound == Bound::Upper && value <= alpha)
-                {
-                    let depth = (depth + TB_STORE_DEPTH_BONUS).min(MAX_PLY as i32 - 1);
-                    self.tt_store(key, ply, Best::new(value), None, depth, bound);
-                    return Ok(value);
-                }
-            }
+            return Ok(value);
         }
 
         // Step 6. Internal iterative reduction (Ed Schroeder; Stockfish since 2021): without a
@@ -197,6 +138,18 @@ impl Searcher<'_> {
             }
             (e, _, _) => e,
         };
+        let node = Node {
+            ply,
+            side: self.pos.turn(),
+            cut_node,
+            improving,
+            static_eval,
+            eval,
+            tt_hit,
+            tt_score,
+            tt_move,
+            tt_capture: tt_move.is_some_and(is_tactical),
+        };
 
         // Step 8. Reverse futility pruning (static null move; chessprogramming wiki, "Reverse
         // Futility Pruning"): far above beta near the horizon, assume a cutoff.
@@ -221,46 +174,17 @@ impl Searcher<'_> {
         // a mate score (a side being mated would pass and "escape" at the reduced depth), and
         // the static evaluation at least beta (below it a null move would rarely fail high).
         let mut null_fail_high = false;
-        let null_mode = config.null_move;
         if !N::PV
-            && null_mode != NullMoveMode::Off
             && excluded.is_none()
             && !in_check
-            && !self.stack[ply].after_null
-            && !beta.is_decisive()
-            && eval.is_some_and(|e| e >= beta)
-            && (null_mode == NullMoveMode::Standard || !verify || depth > 1)
-            && self.make_null()
+            && let Some(value) = self.null_move(&node, beta, depth, verify)?
         {
-            self.stack[ply + 1].after_null = true;
-            self.stack[ply].piece_to = None;
-            let child_verify = null_mode == NullMoveMode::Verified && verify;
-            let mut r = config.null_r;
-            if config.null_adaptive {
-                let margin = eval.map_or(0, |e| (e.0 - beta.0) / NULL_EVAL_DIVISOR.get());
-                r += depth / NULL_DEPTH_DIVISOR.get() + margin.min(NULL_EVAL_MAX.get());
-            }
-            let result = self.search::<NonPv>(
-                -beta,
-                -beta + 1,
-                depth - r - 1,
-                ply + 1,
-                child_verify,
-                false,
-            );
-            self.stack[ply + 1].after_null = false;
-            self.unmake();
-            let value = -result?;
-            if value >= beta {
-                // A mate or tablebase score from a search where one side passed is not proven.
-                let value = if value.is_decisive() { beta } else { value };
-                if null_mode == NullMoveMode::Verified && verify {
-                    depth -= 1;
-                    verify = false;
-                    null_fail_high = true;
-                } else {
-                    return Ok(value);
-                }
+            if config.null_move == NullMoveMode::Verified && verify {
+                depth -= 1;
+                verify = false;
+                null_fail_high = true;
+            } else {
+                return Ok(value);
             }
         }
 
@@ -268,57 +192,18 @@ impl Searcher<'_> {
         // still beats `beta + PROBCUT_MARGIN` in quiescence and then in a search
         // `PROBCUT_REDUCTION` plies shallower makes a cutoff here very likely; take it
         // (batch 3). Skipped when the table already says a search that deep stays below.
-        let side = self.pos.turn();
-        let probcut_beta = beta + PROBCUT_MARGIN.get();
-        let probcut_depth = depth - PROBCUT_REDUCTION.get();
         if !N::PV
             && config.pruning
             && excluded.is_none()
             && !in_check
-            && depth >= PROBCUT_MIN_DEPTH.get()
-            && !beta.is_decisive()
-            && let Some(e) = eval
-            && !tt_hit.zip(tt_score).is_some_and(|(h, score)| {
-                h.bound != Bound::None && h.depth > probcut_depth && score < probcut_beta
-            })
+            && let Some(value) = self.probcut(&node, key, beta, depth, verify)?
         {
-            let mut picker = MovePicker::captures(tt_move.filter(|&m| is_tactical(m)));
-            while let Some(m) = self.next_capture(&mut picker) {
-                if !see_ge(self.pos.chess().board(), m, probcut_beta.0 - e.0) {
-                    continue;
-                }
-                self.stack[ply].piece_to = Some(piece_to(side, m));
-                self.make(m);
-                let mut value = -self
-                    .qsearch::<NonPv>(-probcut_beta, -probcut_beta + 1, ply + 1)
-                    .inspect_err(|_| self.unmake())?;
-                if value >= probcut_beta {
-                    value = -self
-                        .search::<NonPv>(
-                            -probcut_beta,
-                            -probcut_beta + 1,
-                            probcut_depth,
-                            ply + 1,
-                            verify,
-                            !cut_node,
-                        )
-                        .inspect_err(|_| self.unmake())?;
-                }
-                self.unmake();
-                if value >= probcut_beta {
-                    let best = Best {
-                        score: value,
-                        mv: Some(m),
-                    };
-                    self.tt_store(key, ply, best, static_eval, probcut_depth + 1, Bound::Lower);
-                    return Ok(value);
-                }
-            }
+            return Ok(value);
         }
 
         // Steps 10 to 15: the move loop, entered again once on a zugzwang (Step 16).
+        let side = node.side;
         let original_alpha = alpha;
-        let tt_capture = tt_move.is_some_and(is_tactical);
         // Extensions (Step 12) stop at twice the root depth, so that no line grows without end.
         let may_extend = ply < CHECK_EXTENSION_PLY_FACTOR * self.root_depth as usize;
         let best = loop {
@@ -400,36 +285,12 @@ impl Searcher<'_> {
                 // score. If nothing else reaches the bar, the move is singular: one ply more. If
                 // even the bar is above beta, several moves beat beta: cut off (multi-cut). If
                 // the table's score alone is above beta, the move is not alone: one ply less.
-                if !N::ROOT
-                    && Some(m) == tt_move
-                    && excluded.is_none()
-                    && may_extend
-                    && depth >= SINGULAR_MIN_DEPTH.get()
-                    && let Some(hit) = tt_hit
-                    && let Some(tt_score) = tt_score
-                    && matches!(hit.bound, Bound::Lower | Bound::Exact)
-                    && hit.depth >= depth - SINGULAR_TT_DEPTH.get()
-                    && !tt_score.is_decisive()
-                {
-                    let singular_beta = tt_score - SINGULAR_MARGIN.get() * depth;
-                    let singular_depth = (depth - 1) / 2;
-                    self.stack[ply].excluded = Some(m);
-                    let value = self.search::<NonPv>(
-                        singular_beta - 1,
-                        singular_beta,
-                        singular_depth,
-                        ply,
-                        verify,
-                        cut_node,
-                    );
-                    self.stack[ply].excluded = None;
-                    let value = value?;
-                    if value < singular_beta {
-                        extension = 1;
-                    } else if singular_beta >= beta {
-                        return Ok(singular_beta);
-                    } else if tt_score >= beta {
-                        extension = -1;
+                if !N::ROOT && Some(m) == tt_move && excluded.is_none() && may_extend {
+                    match self.singularity(&node, m, beta, depth, verify)? {
+                        Singularity::Singular => extension = 1,
+                        Singularity::MultiCut(score) => return Ok(score),
+                        Singularity::NotAlone => extension = -1,
+                        Singularity::Unknown => {}
                     }
                 }
                 if N::ROOT
@@ -447,7 +308,8 @@ impl Searcher<'_> {
 
                 // Step 13. PVS with late move reductions: the first move with the full window,
                 // the others with a zero window (reduced when late and quiet), re-searched
-                // when they beat alpha.
+                // when they beat alpha. The reduction is larger at expected cut nodes and when
+                // the table move is a capture (batch 3; Stockfish).
                 // The first move keeps the node's kind: a PV child of a PV node, a zero-window
                 // child (expected to fail the other way) of any other (batch 3: before it, the
                 // first child of every node was searched as a PV node).
@@ -459,27 +321,17 @@ impl Searcher<'_> {
                     };
                     -child.inspect_err(|_| self.unmake())?
                 } else {
-                    let mut reduction = 0;
-                    if config.lmr
+                    let reduction = if config.lmr
                         && depth >= LMR_MIN_DEPTH.get()
                         && quiet
                         && !in_check
                         && !gives_check
                     {
-                        reduction = lmr_reduction(depth as usize, move_count);
-                        reduction -= i32::from(N::PV);
-                        reduction += i32::from(!improving);
-                        if self.stack[ply].killers.contains(&Some(m)) {
-                            reduction -= 1;
-                        }
-                        reduction -=
-                            self.histories.quiet(side, m, previous) / LMR_HISTORY_DIVISOR.get();
-                        // Batch 3: more at expected cut nodes, and when the table move is a
-                        // capture (a quiet move rarely beats it; Stockfish).
-                        reduction += i32::from(cut_node) * LMR_CUT_NODE.get();
-                        reduction += i32::from(tt_capture) * LMR_TT_CAPTURE.get();
-                        reduction = reduction.clamp(0, new_depth - 1);
-                    }
+                        self.late_move_reduction::<N>(&node, m, depth, move_count, previous)
+                            .clamp(0, new_depth - 1)
+                    } else {
+                        0
+                    };
                     // A reduced child is searched as an expected cut node (Stockfish); an
                     // unreduced one as the opposite of this node.
                     let mut s = -self

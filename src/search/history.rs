@@ -16,12 +16,13 @@
 //!
 //! Each search thread owns one [`Histories`]: nothing here is shared between threads.
 
-use shakmaty::{Board, Color, Move, Role, Square};
+use shakmaty::{Board, Color, Move, Role};
 
 use crate::params::{
     CORRECTION_GRAIN, CORRECTION_MAX, CORRECTION_SIZE, CORRECTION_WEIGHT_MAX, HISTORY_BONUS_MAX,
     HISTORY_BONUS_SCALE, HISTORY_MAX,
 };
+use crate::position::from_to;
 
 /// A moved piece (colour and role) and its target square, `0..768`: the index of a move in the
 /// continuation histories.
@@ -29,7 +30,7 @@ pub(crate) type PieceTo = u16;
 
 /// The [`PieceTo`] of `m`, played by `side`.
 pub(crate) fn piece_to(side: Color, m: Move) -> PieceTo {
-    let (_, to) = from_to(m);
+    let to = m.to();
     let role = if m.is_castle() { Role::King } else { m.role() };
     ((side as u16 * 6 + role as u16 - 1) << 6) | to as u16
 }
@@ -87,8 +88,8 @@ pub(crate) fn bonus(depth: i32) -> i32 {
 impl Histories {
     /// The butterfly score of a quiet move by `side`.
     pub(crate) fn butterfly(&self, side: Color, m: Move) -> i32 {
-        let (from, to) = from_to(m);
-        i32::from(self.butterfly[side as usize][from as usize][to as usize])
+        let (from, to) = butterfly_index(m);
+        i32::from(self.butterfly[side as usize][from][to])
     }
 
     /// The ordering score of a quiet move by `side`: butterfly plus the continuation entries
@@ -118,11 +119,8 @@ impl Histories {
         previous: [Option<PieceTo>; 2],
         bonus: i32,
     ) {
-        let (from, to) = from_to(m);
-        update(
-            &mut self.butterfly[side as usize][from as usize][to as usize],
-            bonus,
-        );
+        let (from, to) = butterfly_index(m);
+        update(&mut self.butterfly[side as usize][from][to], bonus);
         let pt = usize::from(piece_to(side, m));
         for p in previous.into_iter().flatten() {
             update(&mut self.continuation[usize::from(p)][pt], bonus);
@@ -166,12 +164,10 @@ impl Histories {
     }
 }
 
-fn from_to(m: Move) -> (Square, Square) {
-    match m {
-        Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
-        Move::Castle { king, rook } => (king, rook),
-        Move::Put { to, .. } => (to, to),
-    }
+/// The butterfly table's indices of `m`: its from and to squares.
+fn butterfly_index(m: Move) -> (usize, usize) {
+    let (from, to) = from_to(m).expect("no drops in standard chess");
+    (from as usize, to as usize)
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ mod qsearch;
 pub(crate) mod root;
 pub(crate) mod skill;
 mod stack;
+mod steps;
 
 use shakmaty::{Move, Position as _};
 
@@ -324,18 +325,19 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Limit checks. The clock: every thread that has completed an iteration (and so has a
-    /// result to vote with), every [`CHECK_EVERY`] of its own nodes, so that the hard limit
-    /// holds however rarely the scheduler runs the main thread (`Threads 1024` on two cores:
-    /// the main thread then gets a slice every second or so, and a clock watched by it alone
-    /// let a 200 ms search run 2.7 s). A node limit: every thread, against its own count at
-    /// every node plus the others' counts read every [`CHECK_EVERY`] nodes, so the total
-    /// overshoots by at most about that many nodes per thread whatever the scheduler does
-    /// (exact with one thread), and like the clock never before this thread has completed an
-    /// iteration (`go nodes 1` plays a move searched to depth 1, with its score). Limited strength's node budget, counted the same way: true
-    /// when it is spent, which ends the main thread's search alone (not a stop: a pondering
-    /// search still waits for `ponderhit` or `stop`, and the pool stops the helpers when the
-    /// main thread returns).
+    /// Limit checks. The clock: every thread that has completed an iteration (and so has a result
+    /// to vote with), every [`CHECK_EVERY`] of its own nodes, so that the hard limit holds however
+    /// rarely the scheduler runs the main thread (`Threads 1024` on two cores: the main thread then
+    /// gets a slice every second or so, and a clock watched by it alone let a 200 ms search run
+    /// 2.7 s). A node limit: every thread, against its own count at every node plus the others'
+    /// counts read every [`CHECK_EVERY`] nodes, so the total overshoots by at most about that many
+    /// nodes per thread whatever the scheduler does (exact with one thread), and like the clock
+    /// never before this thread has completed an iteration (`go nodes 1` plays a move searched to
+    /// depth 1, with its score).
+    ///
+    /// Limited strength's node budget, counted the same way: true when it is spent, which ends the
+    /// main thread's search alone (not a stop: a pondering search still waits for `ponderhit` or
+    /// `stop`, and the pool stops the helpers when the main thread returns).
     fn check_limits(&mut self) -> bool {
         if self.nodes.is_multiple_of(CHECK_EVERY) {
             if self.main.is_some() || self.job.limits.nodes.is_some() {

@@ -49,7 +49,6 @@ impl RootMove {
 
     /// Records the result of searching this move: its score when it is the first move or beat
     /// alpha, otherwise -infinity (it failed low and its true score is unknown).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn record(
         &mut self,
         score: Score,

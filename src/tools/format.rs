@@ -60,25 +60,37 @@ pub struct Decoded {
     pieces: [Piece; MAX_PIECES],
     len: usize,
     /// En passant square, if any.
-    #[allow(
-        dead_code,
-        reason = "decoded for completeness; training does not use it"
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "decoded for completeness; training does not use it"
+        )
     )]
     pub ep_square: Option<u8>,
-    #[allow(
-        dead_code,
-        reason = "decoded for completeness; training does not use it"
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "decoded for completeness; training does not use it"
+        )
     )]
     pub halfmove: u8,
-    #[allow(
-        dead_code,
-        reason = "decoded for completeness; training does not use it"
+    #[cfg_attr(
+        not(test),
+        expect(
+            dead_code,
+            reason = "decoded for completeness; training does not use it"
+        )
     )]
     pub fullmove: u16,
     /// Score in centipawns from White's point of view.
     pub score: i16,
     /// 0 = Black won, 1 = draw, 2 = White won.
-    #[allow(dead_code, reason = "training reads the result from the record bytes")]
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "training reads the result from the record bytes")
+    )]
     pub wdl: u8,
 }
 
@@ -231,9 +243,12 @@ pub fn read_path(path: &Path) -> io::Result<Vec<PackedBoard>> {
 }
 
 /// Writes records to a file (used by tests and tools that make data sets).
-#[allow(
-    dead_code,
-    reason = "for data-generating tools; the trainer only reads"
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "for data-generating tools; the trainer only reads"
+    )
 )]
 pub fn write_file(path: &Path, records: &[PackedBoard]) -> io::Result<()> {
     fs::write(path, records.as_flattened())

@@ -625,9 +625,12 @@ impl QuantisedNet {
 /// Integer evaluation (centipawns, side to move) of `pos` by the net file `net_bytes`.
 /// Panics if `net_bytes` is not a valid net file; parse once with
 /// [`QuantisedNet::from_bytes`] to evaluate many positions or handle the error.
-#[allow(
-    dead_code,
-    reason = "the one-call form of the engine's evaluation, for tools and tests"
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "the one-call form of the engine's evaluation, for tools and tests"
+    )
 )]
 pub fn quantised_eval(net_bytes: &[u8], pos: &Decoded) -> i32 {
     QuantisedNet::from_bytes(net_bytes)
