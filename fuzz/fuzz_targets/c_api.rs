@@ -18,16 +18,15 @@
 #![no_main]
 
 use std::ffi::{CStr, CString, c_char, c_void};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
-use arbitrary::Arbitrary;
 use lazuli::ffi::{
-    LazuliBestmoveCallback, LazuliEngine, LazuliInfo, LazuliInfoCallback, LazuliLimits,
-    LazuliOption, LazuliOptionType, LazuliResult, lazuli_engine_evaluate, lazuli_engine_fen,
-    lazuli_engine_free, lazuli_engine_go, lazuli_engine_is_searching, lazuli_engine_last_error,
-    lazuli_engine_new, lazuli_engine_new_game, lazuli_engine_perft, lazuli_engine_ponderhit,
-    lazuli_engine_set_option, lazuli_engine_set_position, lazuli_engine_stop, lazuli_engine_wait,
-    lazuli_limits_default, lazuli_option_count, lazuli_option_get, lazuli_version,
+    LazuliBestmoveCallback, LazuliEngine, LazuliInfoCallback, LazuliLimits, LazuliOption,
+    LazuliOptionType, LazuliResult, lazuli_engine_evaluate, lazuli_engine_fen, lazuli_engine_free,
+    lazuli_engine_go, lazuli_engine_is_searching, lazuli_engine_last_error, lazuli_engine_new,
+    lazuli_engine_new_game, lazuli_engine_perft, lazuli_engine_ponderhit, lazuli_engine_set_option,
+    lazuli_engine_set_position, lazuli_engine_stop, lazuli_engine_wait, lazuli_limits_default,
+    lazuli_option_count, lazuli_option_get, lazuli_version,
 };
 use lazuli::{OptionKind, Position, option_specs};
 use libfuzzer_sys::fuzz_target;
@@ -44,233 +43,13 @@ const INVALID_OPTION: LazuliResult = LazuliResult::InvalidOption;
 const BUSY: LazuliResult = LazuliResult::Busy;
 const BUFFER_TOO_SMALL: LazuliResult = LazuliResult::BufferTooSmall;
 
-/// A string argument.
-#[derive(Arbitrary, Debug)]
-enum Text {
-    Null,
-    /// One of [`KNOWN`], so that the fuzzer reaches the valid paths quickly.
-    Known(u8),
-    /// Any bytes (cut at the first NUL): often not UTF-8.
-    Bytes(Vec<u8>),
-}
+#[path = "c_api/input.rs"]
+mod input;
+use input::Op;
 
-const KNOWN: &[&str] = &[
-    "",
-    "Hash",
-    "Threads",
-    "MultiPV",
-    "Clear Hash",
-    "Ponder",
-    "UCI_Chess960",
-    "NullMove",
-    "UseNNUE",
-    "EvalFile",
-    "SyzygyPath",
-    "Skill Level",
-    "UCI_LimitStrength",
-    "true",
-    "false",
-    "2",
-    "0",
-    "-1",
-    "verified",
-    "<empty>",
-    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-    "8/8/8/8/8/8/8/K1k5 w - - 0 1",
-    "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
-    "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-    "e2e4",
-    "e2e4 e7e5 g1f3",
-    "e1g1",
-    "e1h1",
-    "a7a8q",
-    "e2e5",
-];
-
-impl Text {
-    fn to_c(&self) -> Option<CString> {
-        match self {
-            Text::Null => None,
-            Text::Known(i) => Some(CString::new(KNOWN[*i as usize % KNOWN.len()]).unwrap()),
-            Text::Bytes(bytes) => {
-                let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-                Some(CString::new(&bytes[..end]).unwrap())
-            }
-        }
-    }
-}
-
-/// An output buffer: NULL, or this many bytes.
-#[derive(Arbitrary, Debug)]
-struct Buf {
-    null: bool,
-    len: u8,
-}
-
-#[derive(Arbitrary, Debug)]
-struct Limits {
-    deep: bool,
-    nodes: u16,
-    movetime_ms: u8,
-    wtime_ms: u16,
-    btime_ms: u16,
-    winc_ms: u8,
-    binc_ms: u8,
-    movestogo: u8,
-    mate: u8,
-    infinite: bool,
-    ponder: bool,
-}
-
-#[derive(Arbitrary, Debug)]
-enum Op {
-    /// `lazuli_engine_free`, then `lazuli_engine_new` (or only the free).
-    Recreate {
-        only_free: bool,
-    },
-    NewNullOut,
-    SetOption {
-        name: Text,
-        value: Text,
-        null_engine: bool,
-    },
-    NewGame {
-        null_engine: bool,
-    },
-    SetPosition {
-        fen: Text,
-        moves: Text,
-        null_engine: bool,
-    },
-    Go {
-        limits: Option<Limits>,
-        info: bool,
-        bestmove: bool,
-        stop_in_callback: bool,
-        null_engine: bool,
-    },
-    Stop {
-        null_engine: bool,
-    },
-    Wait {
-        buf: Buf,
-    },
-    Ponderhit {
-        null_engine: bool,
-    },
-    IsSearching {
-        null_engine: bool,
-    },
-    Perft {
-        depth: u8,
-        null_out: bool,
-        null_engine: bool,
-    },
-    Evaluate {
-        null_out: bool,
-        null_engine: bool,
-    },
-    Fen {
-        buf: Buf,
-        null_engine: bool,
-    },
-    LastError {
-        buf: Buf,
-        null_engine: bool,
-    },
-    OptionGet {
-        index: u8,
-        null_out: bool,
-    },
-    Statics,
-}
-
-/// What the callbacks see; lives for the whole process (the `userdata` of every search).
-struct Callbacks {
-    bestmoves: AtomicU64,
-    stop_in_info: AtomicBool,
-    engine: AtomicPtr<LazuliEngine>,
-}
-
-static CALLBACKS: Callbacks = Callbacks {
-    bestmoves: AtomicU64::new(0),
-    stop_in_info: AtomicBool::new(false),
-    engine: AtomicPtr::new(std::ptr::null_mut()),
-};
-
-/// Reports a broken property from a callback (an engine thread, where a panic could not leave
-/// an `extern "C"` function) and aborts, which libFuzzer records as a crash.
-fn fail(what: &str) -> ! {
-    eprintln!("c_api callback: {what}");
-    std::process::abort()
-}
-
-/// # Safety
-///
-/// Called by the engine with `info` valid for the call, `userdata` = `&CALLBACKS`.
-unsafe extern "C" fn on_info(userdata: *mut c_void, info: *const LazuliInfo) {
-    if userdata.cast_const() != std::ptr::from_ref(&CALLBACKS).cast::<c_void>() {
-        fail("info: wrong userdata");
-    }
-    // SAFETY: the header says `info` is valid during the call (checked for NULL first).
-    let Some(info) = (unsafe { info.as_ref() }) else {
-        fail("info is NULL")
-    };
-    if info.pv.is_null() {
-        fail("info.pv is NULL");
-    }
-    // SAFETY: non-NULL, and the header says `pv` is a NUL-terminated string valid during the call.
-    let pv = unsafe { CStr::from_ptr(info.pv) };
-    if pv.to_str().is_err() {
-        fail("info.pv is not UTF-8");
-    }
-    // `score_kind` and `bound` are `LazuliScoreKind` and `LazuliBound`: in range by their type.
-    if info.multipv == 0 {
-        fail("info has a field out of range");
-    }
-    if info.wdl_win + info.wdl_draw + info.wdl_loss != 1000 {
-        fail("info: win + draw + loss is not 1000");
-    }
-    if CALLBACKS.stop_in_info.load(Ordering::Relaxed) {
-        let engine = CALLBACKS.engine.load(Ordering::Relaxed);
-        // SAFETY: the engine outlives its searches (free stops and joins them first); stop is
-        // allowed from a callback.
-        let code = unsafe { lazuli_engine_stop(engine) };
-        if code != OK {
-            fail("stop from a callback failed");
-        }
-    }
-}
-
-/// # Safety
-///
-/// Called by the engine with `bestmove` (and `ponder` if not NULL) valid for the call.
-unsafe extern "C" fn on_bestmove(
-    userdata: *mut c_void,
-    bestmove: *const c_char,
-    ponder: *const c_char,
-) {
-    if userdata.cast_const() != std::ptr::from_ref(&CALLBACKS).cast::<c_void>() {
-        fail("bestmove: wrong userdata");
-    }
-    if bestmove.is_null() {
-        fail("bestmove is NULL");
-    }
-    // SAFETY: non-NULL, NUL-terminated and valid during the call, as the header says.
-    let best = unsafe { CStr::from_ptr(bestmove) };
-    if best.to_str().is_err() || best.to_bytes().len() >= 8 {
-        fail("bestmove is not a short UTF-8 string");
-    }
-    if !ponder.is_null() {
-        // SAFETY: as above.
-        let ponder = unsafe { CStr::from_ptr(ponder) };
-        if ponder.to_str().is_err() {
-            fail("ponder is not UTF-8");
-        }
-    }
-    CALLBACKS.bestmoves.fetch_add(1, Ordering::SeqCst);
-}
+#[path = "c_api/callbacks.rs"]
+mod callbacks;
+use callbacks::{CALLBACKS, on_bestmove, on_info};
 
 const CAP_HASH_MB: i64 = 2;
 const CAP_THREADS: i64 = 2;

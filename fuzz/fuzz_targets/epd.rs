@@ -12,7 +12,6 @@ use lazuli::{Position, ScoreKind};
 use libfuzzer_sys::fuzz_target;
 use shakmaty::Position as _;
 
-#[allow(dead_code)]
 #[path = "../../src/tools/study/epd.rs"]
 mod epd;
 
