@@ -17,51 +17,12 @@ Standard library only.
 import argparse
 import concurrent.futures as cf
 import csv
-import subprocess
 import sys
 import threading
 
+from uci_client import UciProcess
+
 THRESHOLDS = (10_000, 100_000, 1_000_000)
-
-
-class Engine:
-    """One UCI engine process."""
-
-    def __init__(self, command, options):
-        self.proc = subprocess.Popen(
-            command, shell=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.send("uci")
-        self.until(lambda l: l == "uciok")
-        for name, value in options:
-            self.send(f"setoption name {name} value {value}")
-        self.ready()
-
-    def send(self, line):
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def until(self, done):
-        lines = []
-        while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError("the engine exited")
-            line = line.strip()
-            lines.append(line)
-            if done(line):
-                return lines
-
-    def ready(self):
-        self.send("isready")
-        self.until(lambda l: l == "readyok")
-
-    def quit(self):
-        try:
-            self.send("quit")
-            self.proc.wait(timeout=5)
-        except Exception:  # noqa: BLE001 - best effort at exit
-            self.proc.kill()
 
 
 def parse_info(line):
@@ -97,7 +58,7 @@ def first_exact_mate(engine, fen, dm, cap):
     engine.ready()
     engine.send(f"go nodes {cap}")
     found = None
-    for line in engine.until(lambda l: l.startswith("bestmove")):
+    for line in engine.until("bestmove"):
         if found or not line.startswith("info "):
             continue
         info = parse_info(line)
@@ -166,7 +127,8 @@ def main():
     total = len(records) * len(args.engine)
 
     def worker(index, chunk):
-        engine = Engine(args.engine[index], options(index))
+        engine = UciProcess(args.engine[index], options(index))
+        engine.ready()
         try:
             for rid, fen, dm in chunk:
                 found = first_exact_mate(engine, fen, dm, args.nodes)
@@ -184,7 +146,7 @@ def main():
             f.result()
     print(file=sys.stderr)
 
-    caps = tuple(sorted(set(THRESHOLDS + (args.nodes,))))
+    caps = tuple(t for t in THRESHOLDS if t < args.nodes) + (args.nodes,)
     print(f"{len(records)} mates from {args.epd}, 1 thread, Hash {args.hash}, cap {args.nodes} nodes")
     header = "engine".ljust(28) + "".join(f"{'<=' + format(c, ','):>14}" for c in caps)
     print(header)

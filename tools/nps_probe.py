@@ -24,33 +24,17 @@ Needs an otherwise idle machine: anything else running shows up as lost scaling.
 import argparse
 import os
 import statistics
-import subprocess
 import time
+
+from uci_client import UciProcess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-class Uci:
+class Uci(UciProcess):
     def __init__(self, cmd, hash_mb):
-        self.p = subprocess.Popen(cmd.split(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.send("uci")
-        self.until("uciok")
-        self.send(f"setoption name Hash value {hash_mb}")
+        super().__init__(cmd, [("Hash", hash_mb)])
         self.threads = None
-
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def until(self, prefix):
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("engine exited")
-            lines.append(line.strip())
-            if line.startswith(prefix):
-                return lines
 
     def search(self, fen, threads, movetime):
         self.start(fen, threads, movetime)
@@ -61,8 +45,7 @@ class Uci:
             self.send(f"setoption name Threads value {threads}")
             self.threads = threads
         self.send("ucinewgame")
-        self.send("isready")
-        self.until("readyok")
+        self.ready()
         self.send(f"position fen {fen}")
         self.send(f"go movetime {movetime}")
 
@@ -76,10 +59,6 @@ class Uci:
         if not nodes or not ms:
             raise RuntimeError(f"no nodes/time info for {fen}")
         return nodes, ms
-
-    def quit(self):
-        self.send("quit")
-        self.p.wait(timeout=10)
 
 
 def main():
