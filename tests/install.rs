@@ -127,6 +127,14 @@ fn make(target: &str, vars: &[(&str, &Path)]) {
     checked_output(&mut command, &format!("make {target}"));
 }
 
+/// `make install` into `prefix` in a fresh scratch directory named after `name`.
+fn installed(name: &str) -> (Scratch, PathBuf) {
+    let scratch = Scratch::new(name);
+    let prefix = scratch.0.join("prefix");
+    make("install", &[("PREFIX", &prefix)]);
+    (scratch, prefix)
+}
+
 /// Runs the installed-against example (`examples/analysis.c`): it reports the library's
 /// version and ends with the best move of its search.
 fn run_example(command: &mut Command, what: &str) {
@@ -145,9 +153,7 @@ fn run_example(command: &mut Command, what: &str) {
 }
 
 fn a_c_program_builds_with_pkg_config() {
-    let scratch = Scratch::new("pkg-config");
-    let prefix = scratch.0.join("prefix");
-    make("install", &[("PREFIX", &prefix)]);
+    let (scratch, prefix) = installed("pkg-config");
     let libdir = prefix.join("lib");
     let pkg_config = |args: &[&str]| -> Vec<String> {
         let out = checked_output(
@@ -184,9 +190,7 @@ fn a_c_program_builds_with_pkg_config() {
 }
 
 fn a_cmake_project_finds_the_package() {
-    let scratch = Scratch::new("cmake");
-    let prefix = scratch.0.join("prefix");
-    make("install", &[("PREFIX", &prefix)]);
+    let (scratch, prefix) = installed("cmake");
     let build = scratch.0.join("build");
     checked_output(
         tool("cmake")
@@ -214,9 +218,7 @@ fn a_cmake_project_finds_the_package() {
 
 /// `tests/c/header_check.cpp`, strict C++17, against the installed header and shared library.
 fn a_cpp_program_builds_against_the_installed_header() {
-    let scratch = Scratch::new("cpp");
-    let prefix = scratch.0.join("prefix");
-    make("install", &[("PREFIX", &prefix)]);
+    let (scratch, prefix) = installed("cpp");
     let exe = scratch.0.join("header_check");
     checked_output(
         tool("g++")
