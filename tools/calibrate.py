@@ -188,9 +188,12 @@ class Player:
     def start(self):
         import chess.engine
         if self.lz is None:
-            self.lz = chess.engine.SimpleEngine.popen_uci(self.args.lazuli, stderr=subprocess_devnull())
+            # Their own process group: a Ctrl-C stops the run, not the engines under it.
+            self.lz = chess.engine.SimpleEngine.popen_uci(self.args.lazuli, setpgrp=True,
+                                                          stderr=subprocess_devnull())
         if self.sf is None:
-            self.sf = chess.engine.SimpleEngine.popen_uci(self.args.stockfish, stderr=subprocess_devnull())
+            self.sf = chess.engine.SimpleEngine.popen_uci(self.args.stockfish, setpgrp=True,
+                                                          stderr=subprocess_devnull())
 
     def close(self):
         for e in (self.lz, self.sf):
@@ -310,7 +313,8 @@ def play(args, points, book):
     local = threading.local()
     players = []
     records = list(done.values())
-    start, played = time.monotonic(), [0]
+    start, played, stopping = time.monotonic(), [0], threading.Event()
+    before = len(all_jobs) - len(todo)
 
     def run(job):
         key, level, sf, pair, opening, white = job
@@ -324,6 +328,8 @@ def play(args, points, book):
         gid = game_id(key, pair, white)
         t0 = time.monotonic()
         score, result, reason, plies, pgn = play_game(p, args, book[opening], white, gid)
+        if stopping.is_set():
+            return  # cut off by the interruption (its engines were closed): not a result
         rec = dict(id=gid, point=key, mode=args.mode, level=level, sf=sf, pair=pair, opening=opening,
                    lazuli_white=white, score=score, result=result, reason=reason, plies=plies,
                    seconds=round(time.monotonic() - t0, 2))
@@ -339,21 +345,29 @@ def play(args, points, book):
             played[0] += 1
             mine = [r["score"] for r in records if r["point"] == key]
             w, d = mine.count(1.0), mine.count(0.5)
-            total = len(records)
-            elapsed = time.monotonic() - start
-            eta = elapsed / played[0] * (len(all_jobs) - total)
+            total = before + played[0]
+            eta = (time.monotonic() - start) / played[0] * (len(all_jobs) - total)
             print(f"[{total}/{len(all_jobs)}] {key}: +{w} ={d} -{len(mine) - w - d} "
                   f"{sum(mine) / len(mine):.1%} ({reason}, {plies} plies) | "
                   f"ETA {eta // 3600:.0f}:{eta % 3600 // 60:02.0f}",
                   flush=True)
 
+    pool = cf.ThreadPoolExecutor(args.concurrency)
     try:
-        with cf.ThreadPoolExecutor(args.concurrency) as pool:
-            for fut in cf.as_completed([pool.submit(run, j) for j in todo]):
-                fut.result()
+        for fut in cf.as_completed([pool.submit(run, j) for j in todo]):
+            fut.result()
+    except BaseException:
+        # Ctrl-C or a failure: the games under way are dropped, the finished ones are kept.
+        stopping.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        print(f"\nstopped: {before + played[0]} of {len(all_jobs)} games in {args.results}; "
+              "the same command resumes", file=sys.stderr)
+        raise
     finally:
-        for p in players:
-            p.close()
+        with lock:
+            for p in players:
+                p.close()
+        pool.shutdown(wait=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -497,7 +511,10 @@ def main(argv=None):
     except ValueError as e:
         sys.exit(str(e))
     if not args.fit_only:
-        play(args, points, load_book(args.book))
+        try:
+            play(args, points, load_book(args.book))
+        except KeyboardInterrupt:
+            return 130
     header, done = read_results(args.results)
     args.tc = (header or {}).get("tc", args.tc)  # the chart's title: the games' time control
     # Every game of the mode is fitted, also those of points no longer in --points (a first
