@@ -411,7 +411,8 @@ def report(args, records):
 
     games = [(r["level"], r["sf"], r["score"]) for r in records]
     levels = sorted({r["level"] for r in records})
-    knots = [float(k) for k in args.knots.split(",")] if args.knots else levels
+    # The knots of pwl (and the levels a polynomial is reported at): at or between levels played.
+    knots = sorted({float(k) for k in args.knots.split(",")} if args.knots else set(levels))
     if args.model != "pwl" and len(levels) <= int(args.model[4:]):
         print(f"\n{args.model} needs more levels than {len(levels)}: fitting pwl")
         args.model = "pwl"
