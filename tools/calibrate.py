@@ -424,7 +424,7 @@ def report(args, records):
           [(e - 1.96 * cfit.fisher_se(curve, cov, k), e + 1.96 * cfit.fisher_se(curve, cov, k))
            for k, e in zip(knots, elos)])
     how = (f"bootstrap over pairs, {args.bootstrap} resamples" if args.bootstrap > 0
-           else "observed information (draws and pairs ignored: too narrow)")
+           else "observed information: it ignores draws and pairs, so it is usually too wide")
     print(f"\nfit of all {len(games)} games ({args.model}, {args.prior_draws:g} virtual draws per point; "
           f"95% intervals: {how}):")
     label = "level" if mode == "skill" else "UCI_Elo"
