@@ -36,6 +36,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import sys
 import threading
 import time
@@ -392,7 +393,8 @@ def report(args, records):
             score, elo, lo, hi = stats
             line = (f"{score:6.1%}  {fmt_elo(elo):>5} [{fmt_elo(lo)}, {fmt_elo(hi)}]".ljust(31)
                     + f" {sf + elo:.0f}" if abs(elo) < 1e9 else f"{score:6.1%}  beyond the logistic")
-            per_point.append((level, sf + elo, sf + lo, sf + hi))
+            if abs(elo) < 1e9:
+                per_point.append((level, sf + elo, sf + lo, sf + hi))
             if not 0.15 <= score <= 0.85 and abs(elo) < 1e9:
                 hint = min(max(round((sf + elo) / 50) * 50, SF_ELO_RANGE[0]), SF_ELO_RANGE[1])
                 line += (f"  (far from 50%: an opponent near {hint} measures it better)" if hint != sf else
@@ -499,6 +501,8 @@ def main(argv=None):
     if args.self_test:
         import calib_selftest
         return calib_selftest.main()
+    if not re.fullmatch(r"pwl|poly[1-9]", args.model):
+        sys.exit(f"--model {args.model}: pwl or poly1..poly9")
     q = args.quick
     args.points = args.points or (QUICK_POINTS if q else FULL_POINTS)
     args.pairs = args.pairs if args.pairs is not None else (2 if q else 64)
