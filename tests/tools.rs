@@ -1,0 +1,51 @@
+//! The Python tools' own tests, run by `cargo test`: `tools/calibrate.py --self-test` checks the
+//! calibration's statistics (pentanomial counts, the level -> Elo fit recovering known Elo from
+//! synthetic games of a fixed seed, the bootstrap's intervals, the anchors written into a copy
+//! of `src/params.rs`, the chart) and its resume logic, with the standard library only: no
+//! engine, no python-chess. Without `python3` the test says so on stderr and is reported as
+//! ignored, never as passed (this file has its own harness, `libtest-mimic`); under
+//! `LAZULI_REQUIRE_TOOLS=1` (`.ci/run`) a missing `python3` fails it instead.
+
+use libtest_mimic::{Arguments, Trial};
+use std::path::Path;
+use std::process::Command;
+
+fn main() {
+    let require = std::env::var_os("LAZULI_REQUIRE_TOOLS").is_some();
+    let missing = !Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if missing && !require {
+        eprintln!("calibrate_self_test: skipped, python3 not found (apt-get install python3)");
+    }
+    let trials = vec![
+        Trial::test("calibrate_self_test", calibrate_self_test)
+            .with_ignored_flag(missing && !require),
+    ];
+    libtest_mimic::run(&Arguments::from_args(), trials).exit();
+}
+
+/// `python3 tools/calibrate.py --self-test`: every check passes and the closing line counts
+/// them (so that a self-test that ran nothing cannot pass).
+fn calibrate_self_test() -> Result<(), libtest_mimic::Failed> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("python3")
+        .arg(root.join("tools/calibrate.py"))
+        .arg("--self-test")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(std::env::temp_dir())
+        .output()
+        .map_err(|e| format!("python3 cannot run: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stdout.lines().last().unwrap_or_default();
+    let counts: Vec<usize> = last
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    if !out.status.success() || counts.len() != 2 || counts[1] != 0 || counts[0] < 10 {
+        return Err(format!("self-test failed ({}):\n{stdout}\n{stderr}", out.status).into());
+    }
+    Ok(())
+}

@@ -1,0 +1,435 @@
+"""The statistics of tools/calibrate.py, without engines: pentanomial counts, a level -> Elo
+curve fitted by maximum likelihood to all games at once, a bootstrap over game pairs, the
+anchors in src/params.rs's form and an SVG chart. Standard library only, so that
+`python3 tools/calibrate.py --self-test` (run by `cargo test --test tools`) needs nothing else.
+
+The model: lazuli at level x (a `Skill Level`, or a `UCI_Elo` label) has the Elo R(x) on
+Stockfish 15.1's scale; against Stockfish at `UCI_Elo` S its expected score is the logistic
+E = 1 / (1 + 10^((S - R(x)) / 400)), Stockfish's label taken as its true Elo. R(x) is linear in
+its parameters theta: R(x) = sum_j theta_j b_j(x), with b_j either the hat functions of a
+piecewise-linear curve through knots (theta_j is then the Elo at knot j) or the powers of a
+polynomial in x / 20. The log-likelihood sum over games of y log E + (1 - y) log(1 - E), a
+draw counting as half a win and half a loss (the quasi-likelihood of Ordo and of
+Stockfish's own fit), is concave in theta, so Newton's method finds its maximum. A level that
+won or lost every game has no finite maximum: `prior_draws` virtual draws against each
+opponent (BayesElo's prior) keep it finite; they move a 50%-point not at all and a 100-game
+point by a few Elo.
+
+Intervals come from a bootstrap over game pairs: each point's pairs are drawn again with
+replacement (a pair keeps its two games together, so the correlation within a pair and the
+draws are accounted for as the pentanomial model does) and the curve refitted; the 2.5% and
+97.5% quantiles of each knot's Elo are its 95% interval.
+"""
+
+import math
+import random
+import re
+
+LOG10 = math.log(10.0)
+
+
+def expected(diff):
+    """Expected score of a player `diff` Elo above its opponent."""
+    x = -diff * LOG10 / 400.0
+    if x > 700.0:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(x))
+
+
+def elo_of_score(score):
+    """The Elo difference of an expected score; +-inf at 1 and 0."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Per point: pentanomial counts and the Elo difference with its interval.
+# ---------------------------------------------------------------------------------------------
+
+PENTA_NAMES = ("LL", "LD", "DD/WL", "WD", "WW")
+
+
+def pentanomial(pair_scores):
+    """Counts of pair scores 0, 0.5, 1, 1.5, 2 (lazuli's points in the two games of a pair):
+    [LL, LD, DD or WL, WD, WW]."""
+    counts = [0] * 5
+    for s in pair_scores:
+        i = round(2 * s)
+        if not 0 <= i <= 4 or abs(2 * s - i) > 1e-9:
+            raise ValueError(f"not a pair score: {s}")
+        counts[i] += 1
+    return counts
+
+
+def pentanomial_elo(counts, z=1.96):
+    """(score, elo, low, high) of pentanomial counts: the mean score per game and its Elo
+    difference, with the interval of mean +- z standard errors of the pair scores mapped to
+    Elo (None where there are no pairs; an infinite end where the score is 0 or 1)."""
+    n = sum(counts)
+    if n == 0:
+        return None
+    values = [i / 4 for i in range(5)]  # a pair's score per game
+    mean = sum(c * v for c, v in zip(counts, values)) / n
+    var = sum(c * (v - mean) ** 2 for c, v in zip(counts, values)) / n
+    se = math.sqrt(var / n) if n > 1 else math.inf  # one pair has no spread to measure
+    lo, hi = mean - z * se, mean + z * se
+    return mean, elo_of_score(mean), elo_of_score(lo), elo_of_score(hi)
+
+
+# ---------------------------------------------------------------------------------------------
+# Linear algebra for small matrices (lists of lists).
+# ---------------------------------------------------------------------------------------------
+
+def solve(a, b):
+    """x with a x = b (Gaussian elimination with partial pivoting); a is square."""
+    n = len(b)
+    m = [list(row) + [bi] for row, bi in zip(a, b)]
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(m[r][col]))
+        if abs(m[piv][col]) < 1e-300:
+            raise ZeroDivisionError("singular matrix")
+        m[col], m[piv] = m[piv], m[col]
+        for r in range(n):
+            if r != col and m[r][col] != 0.0:
+                f = m[r][col] / m[col][col]
+                for c in range(col, n + 1):
+                    m[r][c] -= f * m[col][c]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def inverse(a):
+    n = len(a)
+    cols = [solve(a, [1.0 if i == j else 0.0 for i in range(n)]) for j in range(n)]
+    return [[cols[j][i] for j in range(n)] for i in range(n)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Curves: bases in the level.
+# ---------------------------------------------------------------------------------------------
+
+class PiecewiseLinear:
+    """R(x) through (knot, theta) pairs, linear between them and beyond the ends along the end
+    segments. `blocks` ties knots together (one parameter for a run of knots: the pooling of
+    adjacent violators that keeps the curve monotone)."""
+
+    def __init__(self, knots, blocks=None):
+        self.knots = sorted(set(float(k) for k in knots))
+        self.blocks = blocks or [[i] for i in range(len(self.knots))]
+
+    def hats(self, x):
+        k = self.knots
+        h = [0.0] * len(k)
+        if len(k) == 1:
+            h[0] = 1.0
+            return h
+        i = 0
+        while i < len(k) - 2 and x > k[i + 1]:
+            i += 1
+        t = (x - k[i]) / (k[i + 1] - k[i])
+        h[i], h[i + 1] = 1.0 - t, t
+        return h
+
+    def basis(self, x):
+        h = self.hats(x)
+        return [sum(h[i] for i in block) for block in self.blocks]
+
+    def knot_values(self, theta):
+        """The Elo at each knot."""
+        out = [0.0] * len(self.knots)
+        for value, block in zip(theta, self.blocks):
+            for i in block:
+                out[i] = value
+        return out
+
+
+class Polynomial:
+    """R(x) = sum_k theta_k (x / 20)^k, k = 0..degree."""
+
+    def __init__(self, degree, knots):
+        self.degree = degree
+        self.knots = sorted(set(float(k) for k in knots))
+
+    def basis(self, x):
+        t = x / 20.0
+        return [t ** k for k in range(self.degree + 1)]
+
+    def knot_values(self, theta):
+        return [sum(c * b for c, b in zip(theta, self.basis(x))) for x in self.knots]
+
+
+def value(curve, theta, x):
+    return sum(c * b for c, b in zip(theta, curve.basis(x)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Maximum likelihood.
+# ---------------------------------------------------------------------------------------------
+
+def groups_of(games):
+    """Games (level, opponent Elo, lazuli's score) -> {(level, opponent): [games, points]}."""
+    out = {}
+    for x, opp, y in games:
+        g = out.setdefault((float(x), float(opp)), [0, 0.0])
+        g[0] += 1
+        g[1] += y
+    return out
+
+
+def loglik(curve, theta, groups, prior_draws):
+    total = 0.0
+    for (x, opp), (n, pts) in groups.items():
+        n, pts = n + prior_draws, pts + prior_draws / 2
+        e = min(max(expected(value(curve, theta, x) - opp), 1e-300), 1 - 1e-16)
+        total += pts * math.log(e) + (n - pts) * math.log(1.0 - e)
+    return total
+
+
+def fit(curve, groups, prior_draws=1.0, ridge=1e-9):
+    """theta maximising the likelihood of `groups`, and the covariance of theta from the
+    observed information (the inverse of minus the Hessian)."""
+    dim = len(curve.basis(0.0))
+    mean_opp = sum(opp * n for (_, opp), (n, _) in groups.items()) / sum(n for n, _ in groups.values())
+    # Start from the flat curve at the opponents' mean Elo.
+    theta = [0.0] * dim
+    if isinstance(curve, PiecewiseLinear):
+        theta = [mean_opp] * dim
+    else:
+        theta[0] = mean_opp
+    c = LOG10 / 400.0
+    current = loglik(curve, theta, groups, prior_draws)
+    hess = None
+    for _ in range(100):
+        grad = [0.0] * dim
+        hess = [[-ridge] * dim for _ in range(dim)]
+        for (x, opp), (n, pts) in groups.items():
+            n, pts = n + prior_draws, pts + prior_draws / 2
+            b = curve.basis(x)
+            e = expected(value(curve, theta, x) - opp)
+            g = c * (pts - n * e)
+            w = c * c * n * e * (1.0 - e)
+            for i in range(dim):
+                if b[i] == 0.0:
+                    continue
+                grad[i] += g * b[i]
+                for j in range(dim):
+                    hess[i][j] -= w * b[i] * b[j]
+        step = solve([[-v for v in row] for row in hess], grad)
+        scale = 1.0
+        while True:
+            trial = [t + scale * s for t, s in zip(theta, step)]
+            new = loglik(curve, trial, groups, prior_draws)
+            if new >= current - 1e-12 or scale < 1e-6:
+                break
+            scale /= 2
+        theta, current = trial, new
+        if max(abs(s) * scale for s in step) < 1e-7:
+            break
+    cov = inverse([[-v for v in row] for row in hess])
+    return theta, cov
+
+
+def fit_monotone(knots, groups, prior_draws=1.0):
+    """A piecewise-linear fit through `knots` whose Elo never falls as the level rises: adjacent
+    knots that violate it are pooled (one parameter) and the whole curve refitted, until none
+    does. With a knot at each level played (the default) the likelihood is a sum over knots and
+    this pooling of adjacent violators gives the exact constrained maximum."""
+    curve = PiecewiseLinear(knots)
+    while True:
+        theta, cov = fit(curve, groups, prior_draws)
+        bad = next((i for i in range(len(theta) - 1) if theta[i + 1] < theta[i] - 1e-6), None)
+        if bad is None:
+            return curve, theta, cov
+        blocks = curve.blocks[:bad] + [curve.blocks[bad] + curve.blocks[bad + 1]] + curve.blocks[bad + 2:]
+        curve = PiecewiseLinear(curve.knots, blocks)
+
+
+def fit_model(model, knots, groups, prior_draws=1.0):
+    """`model` 'pwl' (monotone piecewise linear through the knots) or 'polyN' (degree N):
+    (curve, theta, cov)."""
+    if model == "pwl":
+        return fit_monotone(knots, groups, prior_draws)
+    m = re.fullmatch(r"poly(\d)", model)
+    if not m:
+        raise ValueError(f"unknown model {model!r}: pwl or poly1..poly9")
+    curve = Polynomial(int(m.group(1)), knots)
+    theta, cov = fit(curve, groups, prior_draws)
+    return curve, theta, cov
+
+
+def fisher_se(curve, cov, x):
+    b = curve.basis(x)
+    var = sum(b[i] * cov[i][j] * b[j] for i in range(len(b)) for j in range(len(b)))
+    return math.sqrt(max(var, 0.0))
+
+
+def bootstrap(model, knots, pairs_by_point, resamples, seed, prior_draws=1.0):
+    """95% intervals of the Elo at each knot: `resamples` refits on pairs drawn again with
+    replacement within each point. `pairs_by_point`: {point: (level, opponent, [(y1, y2), ...])}
+    (a lone game of an unfinished pair is a pair of one game). Returns [(low, high)] per knot."""
+    rng = random.Random(seed)
+    samples = []
+    for _ in range(resamples):
+        games = []
+        for level, opp, pairs in pairs_by_point.values():
+            for _ in range(len(pairs)):
+                for y in pairs[rng.randrange(len(pairs))]:
+                    games.append((level, opp, y))
+        curve, theta, _ = fit_model(model, knots, groups_of(games), prior_draws)
+        samples.append(curve.knot_values(theta))
+    out = []
+    for k in range(len(knots)):
+        vals = sorted(s[k] for s in samples)
+        out.append((quantile(vals, 0.025), quantile(vals, 0.975)))
+    return out
+
+
+def quantile(sorted_vals, q):
+    if not sorted_vals:
+        return math.nan
+    pos = q * (len(sorted_vals) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_vals) - 1)
+    return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo)
+
+
+# ---------------------------------------------------------------------------------------------
+# src/params.rs
+# ---------------------------------------------------------------------------------------------
+
+def anchors(levels, elos):
+    """(Elo, level) anchors for SKILL_ELO_ANCHORS: the Elo rounded, strictly increasing (a tie
+    after rounding or pooling is moved up by 1 Elo, since src/search/skill.rs interpolates
+    between anchors of different Elo)."""
+    out = []
+    for level, elo in sorted(zip(levels, elos)):
+        e = round(elo)
+        if out and e <= out[-1][0]:
+            e = out[-1][0] + 1
+        out.append((e, float(level)))
+    return out
+
+
+def rust_anchors(anchor_list, max_level=20):
+    """The constant as src/params.rs declares it."""
+    rows = []
+    for elo, level in anchor_list:
+        lv = "SKILL_MAX_LEVEL as f64" if level == max_level else f"{level:.1f}"
+        rows.append(f"    ({elo}, {lv}),")
+    return (f"pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); {len(anchor_list)}] = [\n"
+            + "\n".join(rows) + "\n];")
+
+
+ANCHORS_RE = re.compile(r"pub\(crate\) const SKILL_ELO_ANCHORS: \[\(i64, f64\); \d+\] = \[.*?\n\];", re.S)
+
+
+def replace_anchors(params_text, anchor_list):
+    """params.rs's text with SKILL_ELO_ANCHORS replaced; ValueError if it is not found once."""
+    if len(ANCHORS_RE.findall(params_text)) != 1:
+        raise ValueError("SKILL_ELO_ANCHORS not found once in params.rs")
+    return ANCHORS_RE.sub(lambda _: rust_anchors(anchor_list), params_text)
+
+
+# ---------------------------------------------------------------------------------------------
+# The chart.
+# ---------------------------------------------------------------------------------------------
+
+def svg_chart(title, xlabel, curve_pts, knots, points, sf_points, hlines=()):
+    """A plain SVG: the fitted curve (`curve_pts`: [(x, elo)]), the knots with their intervals
+    (`knots`: [(x, elo, low, high)]), each point's own estimate with its pentanomial interval
+    (`points`: [(x, elo, low, high)], drawn a little to the right) and the Stockfish opponents
+    (`sf_points`: [(x, elo)], squares); `hlines`: [(elo, label)], dashed."""
+    w, h, ml, mr, mt, mb = 720, 460, 70, 20, 40, 50
+    ys = [e for _, e in curve_pts] + [v for k in knots for v in k[1:]] + [e for _, e in sf_points]
+    ys += [v for p in points for v in p[1:]] + [e for e, _ in hlines]
+    ys = [y for y in ys if math.isfinite(y)]
+    ymin, ymax = math.floor(min(ys) / 100) * 100, math.ceil(max(ys) / 100) * 100
+    if ymax <= ymin:
+        ymax = ymin + 100
+    xs = [x for x, _ in curve_pts] + [k[0] for k in knots]
+    xmin, xmax = min(xs), max(xs)
+    if xmax <= xmin:
+        xmax = xmin + 1
+
+    def px(x):
+        return ml + (x - xmin) / (xmax - xmin) * (w - ml - mr)
+
+    def py(y):
+        y = min(max(y, ymin), ymax)
+        return h - mb - (y - ymin) / (ymax - ymin) * (h - mt - mb)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{w / 2}" y="22" text-anchor="middle" font-size="15">{title}</text>']
+    step = 100 if ymax - ymin <= 1200 else 200
+    y = ymin
+    while y <= ymax:
+        out.append(f'<line x1="{ml}" x2="{w - mr}" y1="{py(y):.1f}" y2="{py(y):.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{ml - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y}</text>')
+        y += step
+    xstep = 1 if xmax - xmin <= 20 else 10 ** math.floor(math.log10(xmax - xmin))
+    x = math.ceil(xmin / xstep) * xstep
+    while x <= xmax + 1e-9:
+        out.append(f'<text x="{px(x):.1f}" y="{h - mb + 16}" text-anchor="middle">{x:g}</text>')
+        x += xstep
+    out.append(f'<line x1="{ml}" x2="{w - mr}" y1="{h - mb}" y2="{h - mb}" stroke="black"/>')
+    out.append(f'<line x1="{ml}" x2="{ml}" y1="{mt}" y2="{h - mb}" stroke="black"/>')
+    out.append(f'<text x="{(ml + w - mr) / 2}" y="{h - 10}" text-anchor="middle">{xlabel}</text>')
+    out.append(f'<text x="16" y="{(mt + h - mb) / 2}" text-anchor="middle" '
+               f'transform="rotate(-90 16 {(mt + h - mb) / 2})">Elo on Stockfish 15.1\'s UCI_Elo scale</text>')
+    for e, text in hlines:
+        out.append(f'<line x1="{ml}" x2="{w - mr}" y1="{py(e):.1f}" y2="{py(e):.1f}" stroke="#555" '
+                   f'stroke-dasharray="6 4"/>')
+        out.append(f'<text x="{w - mr - 4}" y="{py(e) - 4:.1f}" text-anchor="end" fill="#555">{text}</text>')
+    path = " ".join(f"{px(x):.1f},{py(e):.1f}" for x, e in curve_pts)
+    out.append(f'<polyline points="{path}" fill="none" stroke="#1f5fbf" stroke-width="2"/>')
+    for x, e in sf_points:
+        out.append(f'<rect x="{px(x) - 4:.1f}" y="{py(e) - 4:.1f}" width="8" height="8" '
+                   f'fill="none" stroke="#c03030" stroke-width="1.5"/>')
+    for x, e, lo, hi in points:
+        xx = px(x) + 6
+        out.append(f'<line x1="{xx:.1f}" x2="{xx:.1f}" y1="{py(lo):.1f}" y2="{py(hi):.1f}" stroke="#888"/>')
+        out.append(f'<circle cx="{xx:.1f}" cy="{py(e):.1f}" r="2.5" fill="#888"/>')
+    for x, e, lo, hi in knots:
+        out.append(f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{py(lo):.1f}" y2="{py(hi):.1f}" '
+                   f'stroke="#1f5fbf" stroke-width="1.5"/>')
+        for yy in (lo, hi):
+            out.append(f'<line x1="{px(x) - 4:.1f}" x2="{px(x) + 4:.1f}" y1="{py(yy):.1f}" '
+                       f'y2="{py(yy):.1f}" stroke="#1f5fbf" stroke-width="1.5"/>')
+        out.append(f'<circle cx="{px(x):.1f}" cy="{py(e):.1f}" r="4" fill="#1f5fbf"/>')
+    lx, ly = ml + 12, mt + 8
+    legend = [("#1f5fbf", "fit: Elo of the level, 95% bootstrap interval"),
+              ("#888", "each point alone: pentanomial 95% interval"),
+              ("#c03030", "Stockfish opponent (its UCI_Elo)")]
+    for i, (colour, text) in enumerate(legend):
+        yy = ly + 16 * i
+        out.append(f'<rect x="{lx}" y="{yy - 8}" width="9" height="9" fill="{colour}"/>')
+        out.append(f'<text x="{lx + 14}" y="{yy}">{text}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Synthetic games, for the self-test.
+# ---------------------------------------------------------------------------------------------
+
+def simulate(true_elo, points, pairs, seed, draw_rate=0.3):
+    """Game pairs drawn from the model: {point: (level, opponent, [(y1, y2), ...])} for
+    `points` [(level, opponent)], each game a win, draw or loss with the logistic expectation
+    of true_elo(level) - opponent and draws at about `draw_rate`."""
+    rng = random.Random(seed)
+    out = {}
+    for level, opp in points:
+        e = expected(true_elo(level) - opp)
+        d = min(draw_rate, 1.8 * min(e, 1 - e))
+        win = e - d / 2
+
+        def game():
+            r = rng.random()
+            return 1.0 if r < win else 0.5 if r < win + d else 0.0
+
+        out[(level, opp)] = (level, opp, [(game(), game()) for _ in range(pairs)])
+    return out

@@ -1,0 +1,236 @@
+"""`python3 tools/calibrate.py --self-test`: the statistics, the fit and the resume logic of
+tools/calibrate.py on synthetic games drawn with fixed seeds, without engines or python-chess.
+Run by `cargo test --test tools`. Ends with the line 'N passed, N failed'."""
+
+import contextlib
+import io
+import json
+import math
+import os
+import re
+import tempfile
+import xml.etree.ElementTree as ET
+
+import calib_fit as cfit
+import calibrate as cal
+
+TESTS = []
+
+
+def test(f):
+    TESTS.append(f)
+    return f
+
+
+def true_elo(level):
+    """A curve like a weakening's: steep at the bottom, flatter in the middle, steep at the top."""
+    return 1250 + 95 * level - 4.0 * level ** 2 + 0.18 * level ** 3
+
+
+def games_of(by_point):
+    return [(lv, opp, y) for lv, opp, pairs in by_point.values() for p in pairs for y in p]
+
+
+@test
+def pentanomial_counts_pairs():
+    assert cfit.pentanomial([0, 0.5, 1, 1, 1.5, 2, 2]) == [1, 1, 2, 1, 2]
+    try:
+        cfit.pentanomial([0.25])
+        raise AssertionError("0.25 is no pair score")
+    except ValueError:
+        pass
+    score, elo, lo, hi = cfit.pentanomial_elo([3, 5, 10, 5, 3])
+    assert abs(score - 0.5) < 1e-12 and abs(elo) < 1e-9 and abs(lo + hi) < 1e-9 and hi > 0
+    # All wins: an infinite Elo; all but a draw: finite, with a finite lower end.
+    assert cfit.pentanomial_elo([0, 0, 0, 0, 9])[1] == math.inf
+    score, elo, lo, hi = cfit.pentanomial_elo([0, 0, 0, 1, 9])
+    assert score == 0.975 and 600 < elo < 700 and math.isfinite(lo) and lo < elo
+    assert cfit.pentanomial_elo([0] * 5) is None
+    # A 76% score is +200 Elo.
+    assert abs(cfit.elo_of_score(cfit.expected(200)) - 200) < 1e-9
+
+
+@test
+def pwl_fit_recovers_known_elo():
+    levels = [0, 4, 8, 12, 16, 20]
+    # Opponents near and away from each level's strength, two for level 12: one fit of all.
+    points = [(0, 1350), (4, 1500), (8, 1750), (12, 1850), (12, 2050), (16, 2300), (20, 2850)]
+    by_point = cfit.simulate(true_elo, points, pairs=200, seed=7)
+    groups = cfit.groups_of(games_of(by_point))
+    curve, theta, cov = cfit.fit_model("pwl", levels, groups)
+    elos = curve.knot_values(theta)
+    ci = cfit.bootstrap("pwl", levels, by_point, 200, seed=3)
+    inside = 0
+    for lv, e, (lo, hi) in zip(levels, elos, ci):
+        assert abs(e - true_elo(lv)) < 45, (lv, e, true_elo(lv))
+        assert lo < e < hi and 8 < (hi - lo) / 2 < 80, (lv, lo, hi)
+        inside += lo <= true_elo(lv) <= hi
+        # The observed-information interval ignores draws, so it is wider than the bootstrap's.
+        assert 1.96 * cfit.fisher_se(curve, cov, lv) > 0.8 * (hi - lo) / 2
+    assert inside >= 5, inside
+
+
+@test
+def polynomial_fit_recovers_a_cubic():
+    levels = list(range(0, 21, 2))
+    points = [(lv, min(max(round(true_elo(lv) / 50) * 50, 1350), 2850)) for lv in levels]
+    by_point = cfit.simulate(true_elo, points, pairs=60, seed=11)
+    curve, theta, _ = cfit.fit_model("poly3", levels, cfit.groups_of(games_of(by_point)))
+    for lv in levels:
+        assert abs(cfit.value(curve, theta, lv) - true_elo(lv)) < 45, lv
+
+
+@test
+def a_perfect_score_stays_finite():
+    by_point = {"a": (0, 1350, [(0.0, 0.0)] * 10), "b": (10, 1800, [(0.5, 0.5)] * 10)}
+    curve, theta, _ = cfit.fit_model("pwl", [0, 10], cfit.groups_of(games_of(by_point)))
+    low, mid = curve.knot_values(theta)
+    # 1 virtual draw in 21 games: score 1/42, about -650 Elo.
+    assert -800 < low - 1350 < -500 and abs(mid - 1800) < 1e-6, (low, mid)
+
+
+@test
+def the_curve_never_falls():
+    dip = {0: 1400, 5: 1800, 10: 1700, 15: 2100}
+    by_point = cfit.simulate(lambda lv: dip[lv], [(lv, e) for lv, e in dip.items()], pairs=150, seed=5)
+    curve, theta, _ = cfit.fit_model("pwl", list(dip), cfit.groups_of(games_of(by_point)))
+    elos = curve.knot_values(theta)
+    assert all(b >= a for a, b in zip(elos, elos[1:])), elos
+    assert abs(elos[1] - elos[2]) < 1e-6 and 1650 < elos[1] < 1850, elos  # 5 and 10 pooled
+    anchors = cfit.anchors(list(dip), elos)
+    assert all(b[0] > a[0] for a, b in zip(anchors, anchors[1:])), anchors
+
+
+@test
+def anchors_go_into_params_rs():
+    text = open(os.path.join(cal.ROOT, "src", "params.rs")).read()
+    anchors = [(1330, 0.0), (1700, 8.0), (2950, 20.0)]
+    new = cfit.replace_anchors(text, anchors)
+    assert "[(i64, f64); 3] = [\n    (1330, 0.0),\n    (1700, 8.0),\n    (2950, SKILL_MAX_LEVEL as f64),\n];" in new
+    # Only the constant changed.
+    assert cfit.ANCHORS_RE.sub("", new) == cfit.ANCHORS_RE.sub("", text)
+    try:
+        cfit.replace_anchors("nothing here", anchors)
+        raise AssertionError("no constant to replace")
+    except ValueError:
+        pass
+
+
+@test
+def openings_are_fixed_by_the_seed_and_extend():
+    a, b = cal.opening_order(1000, 1), cal.opening_order(1000, 1)
+    assert a == b and a != cal.opening_order(1000, 2) and sorted(a) == list(range(1000))
+    points = [(0, 1350), (10, 1800)]
+    short, long = cal.jobs("skill", points, 3, a), cal.jobs("skill", points, 5, a)
+    assert long[:len(short)] == short and len(long) == 5 * 2 * 2
+    # Both colours of a pair play the same opening; every point plays the same openings.
+    for pair in range(5):
+        openings = {j[4] for j in long if j[3] == pair}
+        assert openings == {a[pair]}, openings
+    assert cal.parse_points("0:1350, 20:2850", "skill") == [(0, 1350), (20, 2850)]
+    for bad in ("0:1300", "21:2000", "5", "0:1350,0:1350"):
+        try:
+            cal.parse_points(bad, "skill")
+            raise AssertionError(bad)
+        except ValueError:
+            pass
+
+
+@test
+def book_lines_become_fens():
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "b.epd")
+        with open(path, "w") as f:
+            f.write("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n\n"
+                    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - id \"x\";\n")
+        assert cal.load_book(path) == [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"]
+    assert len(cal.load_book(cal.BOOK)) == 10063
+
+
+def record(key, level, sf, pair, white, score):
+    return dict(id=cal.game_id(key, pair, white), point=key, mode="skill", level=level, sf=sf, pair=pair,
+                opening=pair, lazuli_white=white, score=score, result="?", reason="checkmate",
+                plies=80, seconds=1.0)
+
+
+@test
+def a_cut_off_run_resumes_where_it_stopped():
+    points = [(0, 1350), (10, 1800)]
+    order = cal.opening_order(50, 4)
+    all_jobs = cal.jobs("skill", points, 4, order)
+    header = dict(tc="10+0.1", book="noob_3moves_every15.epd", seed=4, maxplies=600)
+    finished = [record(j[0], j[1], j[2], j[3], j[5], 1.0) for j in all_jobs[:5]]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "r.jsonl")
+        with open(path, "w") as f:
+            f.write(json.dumps({"header": header}) + "\n")
+            for r in finished:
+                f.write(json.dumps(r) + "\n")
+            f.write(json.dumps(record("x", 0, 1350, 9, True, 1.0))[:40])  # killed mid-line
+        got_header, done = cal.read_results(path)
+    assert got_header == header and set(done) == {r["id"] for r in finished}
+    todo = cal.missing(all_jobs, done)
+    assert todo == all_jobs[5:], "exactly the unplayed games, in order"
+    assert cal.check_header(header, dict(header)) is None
+    assert "tc" in cal.check_header(header, dict(header, tc="60+0.6"))
+    assert "seed" in cal.check_header(header, dict(header, seed=5))
+
+
+@test
+def points_are_summed_pair_by_pair():
+    key = cal.point_key("skill", 3, 1500)
+    scores = [(1.0, 1.0), (1.0, 0.0), (0.5, 0.5), (0.5, 0.0), (0.0, 0.0), (1.0, 0.5)]
+    recs = [record(key, 3, 1500, i, w, s) for i, pair in enumerate(scores) for w, s in zip((True, False), pair)]
+    recs.append(record(key, 3, 1500, 6, True, 1.0))  # an unfinished pair: a game, not a pair
+    (row,) = cal.summary_rows(recs)
+    _, level, sf, n, w, d, l, penta, (score, *_rest) = row
+    assert (level, sf, n, w, d, l) == (3, 1500, 13, 5, 4, 4)
+    assert penta == [1, 1, 2, 1, 1], penta  # LL, LD, DD/WL (two), WD, WW
+    assert abs(score - 6 / 12) < 1e-12
+
+
+@test
+def fit_only_reports_writes_anchors_and_a_chart():
+    levels = [0, 10, 20]
+    by_point = cfit.simulate(true_elo, [(0, 1350), (10, 2000), (20, 2850)], pairs=40, seed=9)
+    with tempfile.TemporaryDirectory() as d:
+        results, svg, params = (os.path.join(d, n) for n in ("r.jsonl", "c.svg", "params.rs"))
+        with open(results, "w") as f:
+            f.write(json.dumps({"header": dict(tc="10+0.1", book="b", seed=1, maxplies=600)}) + "\n")
+            for lv, opp, pairs in by_point.values():
+                key = cal.point_key("skill", lv, opp)
+                for i, pair in enumerate(pairs):
+                    for white, y in zip((True, False), pair):
+                        f.write(json.dumps(record(key, lv, opp, i, white, y)) + "\n")
+        with open(os.path.join(cal.ROOT, "src", "params.rs")) as f, open(params, "w") as g:
+            g.write(f.read())
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            cal.main(["--fit-only", "--results", results, "--svg", svg, "--write-params", "--params",
+                      params, "--bootstrap", "30", "--tc", "10+0.1"])
+        text = out.getvalue()
+        assert "skill=10:sf=2000" in text and "SKILL_ELO_ANCHORS" in text, text
+        root = ET.parse(svg).getroot()
+        assert root.tag.endswith("svg") and len(list(root)) > 20
+        written = open(params).read()
+        m = re.search(r"SKILL_ELO_ANCHORS: \[\(i64, f64\); 3\] = \[\n    \((\d+), 0\.0\),\n    \((\d+), 10\.0\),"
+                      r"\n    \((\d+), SKILL_MAX_LEVEL as f64\),", written)
+        assert m, written[:200]
+        for lv, e in zip(levels, m.groups()):
+            assert abs(int(e) - true_elo(lv)) < 90, (lv, e)
+
+
+def main():
+    passed = failed = 0
+    for t in TESTS:
+        try:
+            t()
+            passed += 1
+            print(f"ok     {t.__name__}")
+        except Exception as e:  # noqa: BLE001 - every failure is reported, then counted
+            failed += 1
+            print(f"FAILED {t.__name__}: {type(e).__name__}: {e}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
