@@ -229,8 +229,10 @@ fn run_main(
     shared.lobby.close();
 
     let results = shared.slots.results();
-    // At limited strength the main thread's pick is played (Stockfish skips the vote too).
-    let chosen = if job.config.skill.is_some() {
+    // At limited strength the main thread's pick is played, and with several lines the main
+    // thread's line 1, the line the GUI was shown (Stockfish votes only at MultiPV 1 without
+    // Skill Level).
+    let chosen = if job.config.skill.is_some() || job.config.multipv > 1 {
         results.first().filter(|r| r.best.is_some())
     } else {
         best_thread(&results)

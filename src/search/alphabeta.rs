@@ -296,7 +296,8 @@ impl Searcher<'_> {
                 if N::ROOT
                     && let Some(main) = &mut self.main
                 {
-                    let number = root_index - self.pv_index;
+                    // Numbered among all root moves, as Stockfish does (`moveCount + pvIdx`).
+                    let number = root_index;
                     main.report_currmove(self.job, self.root_depth as u32, m, number);
                 }
                 self.stack[ply].piece_to = Some(piece_to(side, m));
@@ -413,7 +414,8 @@ impl Searcher<'_> {
             break best;
         };
 
-        // Step 17. Store the result.
+        // Step 17. Store the result; at the root only line 1's (MultiPV: the root's entry
+        // keeps the best line's move and score; Stockfish `!(rootNode && pvIdx)`).
         let bound = if best.score >= beta {
             Bound::Lower
         } else if N::PV && best.mv.is_some() {
@@ -424,7 +426,9 @@ impl Searcher<'_> {
         if excluded.is_some() {
             return Ok(best.score);
         }
-        self.tt_store(key, ply, best, static_eval, depth, bound);
+        if !(N::ROOT && self.pv_index > 0) {
+            self.tt_store(key, ply, best, static_eval, depth, bound);
+        }
 
         // Step 18. The pawn correction history learns how far this search landed from the
         // static evaluation, when the result is not a capture's (whose gain the evaluation of

@@ -19,6 +19,13 @@ pub(crate) fn past_hard_limit(job: &Job, state: &SearchState) -> bool {
     !state.clock.pondering() && job.time.out_of_time(state.clock.elapsed(job.start))
 }
 
+/// True when the best root move mates within the `go mate` limit.
+pub(crate) fn mate_within_limit(job: &Job, root_moves: &[RootMove]) -> bool {
+    job.limits.mate.is_some_and(|mate| {
+        matches!(root_moves[0].score.kind(), ScoreKind::Mate(m) if m > 0 && m as u32 <= mate)
+    })
+}
+
 /// Nodes and tablebase hits of every thread, for a report.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Counts {
@@ -47,25 +54,27 @@ impl<'a> MainThread<'a> {
     /// After a completed iteration: is the search over? A mate within the `go mate` limit ends
     /// it; while pondering nothing else does; a single legal move ends a timed search at once;
     /// otherwise the soft limit, scaled by how many iterations the best move has held.
+    ///
+    /// `line_one` is the best move as line 1's search left it: the stability follows line 1
+    /// alone, whatever the later MultiPV lines do (Stockfish counts `bestMoveChanges` only at
+    /// `pvIdx == 0`). At MultiPV 1 it is `root_moves[0]`.
     pub(crate) fn iteration_ends_search(
         &mut self,
         job: &Job,
         state: &SearchState,
         root_moves: &[RootMove],
+        line_one: Option<Move>,
     ) -> bool {
         let best = &root_moves[0];
-        self.stable_iterations = if Some(best.mv) == self.last_best {
+        let line_one = line_one.unwrap_or(best.mv);
+        self.stable_iterations = if Some(line_one) == self.last_best {
             self.stable_iterations + 1
         } else {
             0
         };
-        self.last_best = Some(best.mv);
+        self.last_best = Some(line_one);
 
-        if let Some(mate) = job.limits.mate
-            && let ScoreKind::Mate(m) = best.score.kind()
-            && m > 0
-            && m as u32 <= mate
-        {
+        if mate_within_limit(job, root_moves) {
             return true;
         }
         if state.clock.pondering() {

@@ -190,7 +190,25 @@ impl<'a> Searcher<'a> {
                 rm.previous = rm.score;
                 rm.score = -Score::INFINITE;
             }
+            // MultiPV (Stockfish `iterative_deepening`, the `pvIdx` loop; docs/multipv.md):
+            // 1. Line k searches the root moves from index k on (the moves of lines 1..k
+            //    are excluded, alphabeta.rs Step 10), its own previous result first, inside
+            //    an aspiration window around that move's previous score.
+            // 2. The lines after the first cost only their own search: they leave the root's
+            //    table entry to line 1 (alphabeta.rs Step 17), report no aspiration bounds
+            //    (`aspiration`), and the time manager never sees them (3).
+            // 3. The time manager follows line 1 alone: its best move, taken right after line
+            //    1's search (Stockfish counts `bestMoveChanges` only at `pvIdx == 0`), and with
+            //    several lines its decision is made there too: once line 1 of a depth is done
+            //    past the soft limit, lines 2..k of that depth are not started (they cannot
+            //    change the move played; their previous depth is shown). Not at limited
+            //    strength, whose pick needs every line. A mate within `go mate` found by a
+            //    later line still ends the search after the iteration.
+            // 4. After the last line the searched lines are sorted by score and reported
+            //    together (Stockfish, Ethereal `report_multipv_lines`).
             let mut stopped = false;
+            let mut line_one = None;
+            let mut ends_after_line_one = false;
             for pv_index in 0..multipv {
                 self.pv_index = pv_index;
                 self.seldepth = 0;
@@ -200,6 +218,23 @@ impl<'a> Searcher<'a> {
                 root::sort(&mut self.root_moves, pv_index);
                 if stopped {
                     break;
+                }
+                if pv_index == 0 {
+                    line_one = self.root_moves.first().map(|rm| rm.mv);
+                    if multipv > 1
+                        && skill.is_none()
+                        && let Some(main) = &mut self.main
+                    {
+                        ends_after_line_one = main.iteration_ends_search(
+                            self.job,
+                            self.state,
+                            &self.root_moves,
+                            line_one,
+                        );
+                        if ends_after_line_one {
+                            break;
+                        }
+                    }
                 }
             }
             root::sort(&mut self.root_moves, 0);
@@ -218,10 +253,19 @@ impl<'a> Searcher<'a> {
                 self.skill_pick = Some(self.root_moves[pick].clone());
             }
             self.publish();
-            if let Some(main) = &mut self.main
-                && main.iteration_ends_search(self.job, self.state, &self.root_moves)
-            {
+            if ends_after_line_one {
                 break;
+            }
+            if let Some(main) = &mut self.main {
+                let ends = if multipv == 1 || skill.is_some() {
+                    main.iteration_ends_search(self.job, self.state, &self.root_moves, line_one)
+                } else {
+                    // A later line may have found the mate `go mate` asks for.
+                    manager::mate_within_limit(self.job, &self.root_moves)
+                };
+                if ends {
+                    break;
+                }
             }
         }
         self.publish();
@@ -265,9 +309,11 @@ impl<'a> Searcher<'a> {
             } else {
                 return Ok(());
             }
+            // Bounds are reported at MultiPV 1 only (Stockfish `multiPV == 1`, Ethereal
+            // `report`): with several lines a GUI would show a bound in place of a line.
             let counts = self.counts();
             if let Some(main) = &mut self.main
-                && self.pv_index < self.job.config.multipv
+                && self.job.config.multipv == 1
             {
                 let rm = &self.root_moves[self.pv_index];
                 main.report_bound(self.job, depth as u32, rm, self.pv_index, counts);
