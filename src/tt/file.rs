@@ -328,16 +328,16 @@ impl TranspositionTable {
         let mut part = path.as_os_str().to_owned();
         part.push(".part");
         let part = Path::new(&part);
-        let written = (|| {
+        let written = || -> io::Result<HashFileReport> {
             let file = File::create(part)?;
             let mut out = BufWriter::with_capacity(BLOCK_BYTES, file);
             let report = self.save_to(&mut out)?;
             let file = out.into_inner().map_err(io::IntoInnerError::into_error)?;
             file.sync_all()?;
             std::fs::rename(part, path)?;
-            Ok::<_, io::Error>(report)
-        })();
-        match written {
+            Ok(report)
+        };
+        match written() {
             Ok(report) => Ok(HashFileReport {
                 path: shown.to_string(),
                 ..report
