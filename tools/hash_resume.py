@@ -25,7 +25,7 @@ import time
 
 from uci_client import UciProcess
 
-# A middlegame, kiwipete, an endgame, a closed position.
+# The Two Knights Defence, kiwipete, a rook endgame, the Dragon's Yugoslav Attack.
 POSITIONS = [
     "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
