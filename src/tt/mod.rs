@@ -423,8 +423,8 @@ impl TranspositionTable {
     }
 }
 
-// The hook of the hash file (file.rs, which also reads `buckets`, `generation`, `bucket` and
-// `clear`): every entry in table order, bucket 0's four entries first.
+// The hook of the hash file (file.rs, which also uses `buckets`, `generation`, `bucket`, `clear`
+// and the packing helpers): every entry in table order, bucket 0's four entries first.
 impl TranspositionTable {
     fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.chunks.iter().flat_map(Chunk::used)
