@@ -3,7 +3,7 @@
 # cargo-fuzz, without a sanitizer: `--sanitizer none` needs no nightly).
 #
 #   fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
-#   TARGET: uci_line | position | epd | c_api
+#   TARGET: uci_line | position | epd | c_api | hash_file
 #
 # Needs cargo-fuzz (`cargo install cargo-fuzz --locked`) and a C++ compiler (libfuzzer-sys
 # builds libFuzzer). The corpus that grows goes to fuzz/corpus-run/TARGET (not committed);

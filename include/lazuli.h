@@ -42,6 +42,28 @@
 #define LAZULI_VERSION_PATCH 0
 
 /**
+ * The version of the format this build writes and reads.
+ */
+#define FORMAT_VERSION 1
+
+/**
+ * The version of the data word's packing (`pack` in `mod.rs`): move 16 bits, score 16, eval
+ * 16, depth + 4 in 8, bound 2, generation 6. Changing the packing changes this number, so
+ * that an older file is refused rather than misread.
+ */
+#define PACKING_VERSION 1
+
+/**
+ * The header's length.
+ */
+#define HEADER_BYTES 64
+
+/**
+ * Bytes of one entry in the file (and in memory).
+ */
+#define ENTRY_BYTES 16
+
+/**
  * What every fallible function returns. On any value but `LAZULI_RESULT_OK` the engine is
  * unchanged and `lazuli_engine_last_error` describes the failure (when an engine was given).
  */
@@ -86,6 +108,11 @@ typedef enum {
    * The output buffer was too small; what fits was copied, NUL-terminated.
    */
   LAZULI_RESULT_BUFFER_TOO_SMALL = 9,
+  /**
+   * A hash file could not be read or written, or is not one this library reads (damaged,
+   * truncated, of another format); the table is kept as it was.
+   */
+  LAZULI_RESULT_FILE_ERROR = 10,
 } lazuli_result;
 
 /**
@@ -404,12 +431,15 @@ void lazuli_engine_free(lazuli_engine *engine);
  * Sets an option by its UCI name (any case) to `value` as UCI writes it ("64", "true",
  * "verified"); `value` may be NULL for buttons. During a search the option is checked now and
  * applied when the search ends. The options, in the order of `lazuli_option_get` (which gives
- * each one's type, default, range and choices): "Threads", "Hash", "Clear Hash", "MultiPV",
- * "Ponder", "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "NullMoveAdaptive",
- * "LMR", "Pruning", "UseNNUE", "EvalFile", "SyzygyPath", "SyzygyProbeDepth",
- * "Syzygy50MoveRule", "SyzygyProbeLimit", "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo",
- * "Skill Level", "Skill Seed" (a build with the `tune` feature adds its search constants
- * after these; `tests/c_abi.rs` checks this list against the engine's).
+ * each one's type, default, range and choices): "Threads", "Hash", "Clear Hash", "Hash File",
+ * "Save Hash to File", "Load Hash from File", "Never Clear Hash", "MultiPV", "Ponder",
+ * "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "NullMoveAdaptive", "LMR",
+ * "Pruning", "UseNNUE", "EvalFile", "SyzygyPath", "SyzygyProbeDepth", "Syzygy50MoveRule",
+ * "SyzygyProbeLimit", "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo", "Skill Level",
+ * "Skill Seed" (a build with the `tune` feature adds its search constants after these;
+ * `tests/c_abi.rs` checks this list against the engine's). The two hash file buttons act at
+ * once and are refused during a search (`LAZULI_RESULT_BUSY`), as
+ * `lazuli_engine_save_hash` and `lazuli_engine_load_hash`.
  *
  * # Safety
  *
@@ -418,8 +448,34 @@ void lazuli_engine_free(lazuli_engine *engine);
 lazuli_result lazuli_engine_set_option(lazuli_engine *engine, const char *name, const char *value);
 
 /**
- * Starts a new game: clears the hash table and the move-ordering history (after the
- * running search, if one runs).
+ * Saves the hash table to the file `path` (NULL: the path of the option "Hash File"), in the
+ * format of the repository's `docs/persistent-hash.md`, streamed through a small buffer; the
+ * file is written as `PATH.part` and renamed when complete. `LAZULI_RESULT_BUSY` during a
+ * search (refused, not deferred); `LAZULI_RESULT_FILE_ERROR` for an empty path or a file that
+ * cannot be written (an existing file is left as it was).
+ *
+ * # Safety
+ *
+ * `engine` is NULL or a live engine; `path` is NULL or a NUL-terminated string.
+ */
+lazuli_result lazuli_engine_save_hash(lazuli_engine *engine, const char *path);
+
+/**
+ * Loads the hash file `path` (NULL: the path of the option "Hash File") into the table: in
+ * place when it was saved from a table of the current "Hash", else rehashed into it (each
+ * entry stored by its key). The whole file is checked first: `LAZULI_RESULT_FILE_ERROR` for
+ * an empty path, a missing, unreadable, damaged, truncated or foreign file, with the table
+ * left as it was; `LAZULI_RESULT_BUSY` during a search.
+ *
+ * # Safety
+ *
+ * `engine` is NULL or a live engine; `path` is NULL or a NUL-terminated string.
+ */
+lazuli_result lazuli_engine_load_hash(lazuli_engine *engine, const char *path);
+
+/**
+ * Starts a new game: clears the hash table (unless the option "Never Clear Hash" is set) and
+ * the move-ordering history (after the running search, if one runs).
  *
  * # Safety
  *

@@ -6,7 +6,9 @@
 //! are always accepted: while a search runs, options and `new_game` are validated at once and
 //! applied by the facade itself as soon as the search has ended (at the next call that finds
 //! it idle; a failure then is kept for [`Engine::take_deferred_errors`]), and a new position is
-//! simply used by the next search.
+//! simply used by the next search. Saving and loading the table (`Save Hash to File`, `Load
+//! Hash from File`) are the exception: refused with [`Error::Busy`] during a search, since the
+//! table is still changing and a deferred failure would come too late to tell.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -26,7 +28,7 @@ use crate::state::{Phase, SearchControl, SearchState};
 use crate::tablebase::{Tablebases, TbConfig};
 use crate::threads::ThreadPool;
 use crate::timeman::{Limits, TimeManager};
-use crate::tt::TranspositionTable;
+use crate::tt::{HashFileReport, TranspositionTable};
 
 enum Pending {
     Setting(Setting),
@@ -71,6 +73,8 @@ pub struct Engine {
     tables: Option<Arc<Tablebases>>,
     pending: Vec<Pending>,
     deferred_errors: Vec<Error>,
+    /// What the last successful save or load of the table did.
+    hash_file: Option<HashFileReport>,
 }
 
 impl Engine {
@@ -103,6 +107,7 @@ impl Engine {
             position: Position::startpos(),
             pending: Vec::new(),
             deferred_errors: Vec::new(),
+            hash_file: None,
         })
     }
 
@@ -198,12 +203,24 @@ impl Engine {
     ///
     /// [`Error::InvalidOption`] for an unknown name or a value of the wrong type or out of
     /// range; [`Error::OutOfMemory`] when a new `Hash` or `Threads` cannot be allocated (the
-    /// old table and threads are kept). Nothing changes on error.
+    /// old table and threads are kept); for `Save Hash to File` and `Load Hash from File`,
+    /// the errors of [`Engine::save_hash`] and [`Engine::load_hash`] (these two are refused
+    /// during a search, not deferred). Nothing changes on error.
     pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), Error> {
         self.sync();
         // A network or tables are loaded (and so checked) at once, and used from the next
         // search.
         let loaded = match Setting::parse(name, value)? {
+            setting @ (Setting::SaveHash | Setting::LoadHash) => {
+                // The path once any `Hash File` deferred behind a stopped search is applied.
+                self.idle()?;
+                let path = self.options.hash_file.clone();
+                return if setting == Setting::SaveHash {
+                    self.save_hash(&path).map(drop)
+                } else {
+                    self.load_hash(&path).map(drop)
+                };
+            }
             Setting::EvalFile(path) => Loaded::Net(load_net(&path)?, path),
             Setting::SyzygyPath(path) => {
                 Loaded::Tables(Tablebases::load(&path)?.map(Arc::new), path)
@@ -331,8 +348,48 @@ impl Engine {
         Ok(())
     }
 
-    /// Starts a new game: clears the table and every thread's history (after the running
-    /// search, if one runs).
+    /// Saves the table to the file `path` (the hash file format of `docs/persistent-hash.md`),
+    /// streaming it: a table of any size needs no more memory than a small buffer. The file
+    /// is written as `PATH.part` and renamed when complete. A search that has been stopped is
+    /// waited for.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Busy`] while a search runs (not deferred: the table is still changing);
+    /// [`Error::File`] for an empty path or one that cannot be written (an existing file is
+    /// left as it was). The engine is unchanged either way.
+    pub fn save_hash(&mut self, path: &str) -> Result<HashFileReport, Error> {
+        self.idle()?;
+        let report = self.tt.save_file(hash_path(path)?)?;
+        self.hash_file = Some(report.clone());
+        Ok(report)
+    }
+
+    /// Loads the hash file `path` into the table: in place when it was saved from a table of
+    /// the current `Hash`, else rehashed (each entry stored by its key; into a smaller table,
+    /// the deeper entries stay). The table then holds the file's entries only. The whole file
+    /// is checked before the table is touched. A search that has been stopped is waited for.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Busy`] while a search runs; [`Error::File`] for an empty path, a file that
+    /// cannot be read, a damaged, truncated or foreign file (with the reason). The table and
+    /// the rest of the engine are then as they were.
+    pub fn load_hash(&mut self, path: &str) -> Result<HashFileReport, Error> {
+        self.idle()?;
+        let report = self.tt.load_file(hash_path(path)?)?;
+        self.hash_file = Some(report.clone());
+        Ok(report)
+    }
+
+    /// What the last successful [`Engine::save_hash`] or [`Engine::load_hash`] (or the
+    /// buttons `Save Hash to File` and `Load Hash from File`) did.
+    pub fn hash_file_report(&self) -> Option<&HashFileReport> {
+        self.hash_file.as_ref()
+    }
+
+    /// Starts a new game: clears the table (unless `Never Clear Hash` is set) and every
+    /// thread's history (after the running search, if one runs).
     pub fn new_game(&mut self) {
         self.sync();
         if self.is_searching() {
@@ -343,7 +400,9 @@ impl Engine {
     }
 
     fn clear(&mut self) {
-        self.tt.clear(self.options.threads);
+        if !self.options.never_clear_hash {
+            self.tt.clear(self.options.threads);
+        }
         self.pool.clear_history();
     }
 
@@ -516,6 +575,16 @@ impl Engine {
     pub fn uci_move(&self, m: Move) -> String {
         Position::uci(m, self.options.chess960).to_string()
     }
+}
+
+/// The path of a hash file to save or load: refused when empty.
+fn hash_path(path: &str) -> Result<&std::path::Path, Error> {
+    if path.is_empty() {
+        return Err(Error::File(
+            "no file named: set the option Hash File to a path first".into(),
+        ));
+    }
+    Ok(std::path::Path::new(path))
 }
 
 /// The seed of limited strength's choices: `Skill Seed` mixed with the position's key, or the

@@ -17,6 +17,9 @@ pub enum Error {
     OutOfMemory(String),
     /// A command or argument that is not understood.
     InvalidCommand(String),
+    /// A hash file that cannot be read or written, or is not one this build reads (damaged,
+    /// truncated, foreign); the table is kept as it was.
+    File(String),
     /// A panic inside the engine, caught before it could unwind further.
     Internal(String),
 }
@@ -30,6 +33,7 @@ impl fmt::Display for Error {
             Error::Busy => f.write_str("a search is running"),
             Error::OutOfMemory(m) => write!(f, "out of memory: {m}"),
             Error::InvalidCommand(m) => write!(f, "{m}"),
+            Error::File(m) => write!(f, "hash file: {m}"),
             Error::Internal(m) => write!(f, "internal error: {m}"),
         }
     }

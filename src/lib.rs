@@ -74,6 +74,6 @@ pub use score::{MAX_PLY, Score, ScoreKind};
 pub use search::NullMoveMode;
 pub use state::SearchControl;
 pub use timeman::Limits;
-pub use tt::{Bound, PackedMove, TranspositionTable, TtHit};
+pub use tt::{Bound, HashFileReport, PackedMove, TranspositionTable, TtHit};
 pub use uci::{Flow, Output, Uci, format_info, parse_go, run_stdio};
 pub use wdl::WinDrawLoss;

@@ -82,6 +82,10 @@ pub fn option_specs() -> Vec<OptionSpec> {
         spec("Threads", spin(1, 1, MAX_THREADS as i64)),
         spec("Hash", spin(16, 1, max_hash_mb())),
         spec("Clear Hash", Button),
+        spec("Hash File", Text { default: "" }),
+        spec("Save Hash to File", Button),
+        spec("Load Hash from File", Button),
+        spec("Never Clear Hash", Check { default: false }),
         spec("MultiPV", spin(1, 1, 256)),
         spec("Ponder", Check { default: false }),
         spec("Move Overhead", spin(MOVE_OVERHEAD_MS as i64, 0, 5000)),
@@ -126,6 +130,10 @@ pub struct Options {
     pub threads: usize,
     /// Hash table size in MB.
     pub hash_mb: usize,
+    /// The file `Save Hash to File` writes and `Load Hash from File` reads (empty: none).
+    pub hash_file: String,
+    /// `ucinewgame` keeps the table (`Clear Hash` still clears it).
+    pub never_clear_hash: bool,
     /// Principal variations reported.
     pub multipv: usize,
     /// The GUI may send `go ponder`.
@@ -174,6 +182,8 @@ impl Default for Options {
         Options {
             threads: 1,
             hash_mb: 16,
+            hash_file: String::new(),
+            never_clear_hash: false,
             multipv: 1,
             ponder: false,
             move_overhead: Duration::from_millis(MOVE_OVERHEAD_MS),
@@ -204,6 +214,10 @@ pub(crate) enum Setting {
     Threads(usize),
     Hash(usize),
     ClearHash,
+    HashFile(String),
+    SaveHash,
+    LoadHash,
+    NeverClearHash(bool),
     MultiPv(usize),
     Ponder(bool),
     MoveOverhead(Duration),
@@ -257,6 +271,10 @@ impl Setting {
             ("Threads", Value::Int(n)) => Setting::Threads(n as usize),
             ("Hash", Value::Int(mb)) => Setting::Hash(mb as usize),
             ("Clear Hash", Value::Press) => Setting::ClearHash,
+            ("Hash File", Value::Text(path)) => Setting::HashFile(path),
+            ("Save Hash to File", Value::Press) => Setting::SaveHash,
+            ("Load Hash from File", Value::Press) => Setting::LoadHash,
+            ("Never Clear Hash", Value::Bool(b)) => Setting::NeverClearHash(b),
             ("MultiPV", Value::Int(n)) => Setting::MultiPv(n as usize),
             ("Ponder", Value::Bool(b)) => Setting::Ponder(b),
             ("Move Overhead", Value::Int(ms)) => {
@@ -294,10 +312,12 @@ impl Setting {
 }
 
 impl Options {
-    /// Applies a setting that only changes a value (not `Threads`, `Hash` or `Clear Hash`,
+    /// Applies a setting that only changes a value (not `Threads`, `Hash` or the buttons,
     /// which the engine applies itself); true if it did.
     pub(crate) fn apply(&mut self, setting: &Setting) -> bool {
         match setting {
+            Setting::HashFile(path) => self.hash_file.clone_from(path),
+            Setting::NeverClearHash(b) => self.never_clear_hash = *b,
             Setting::MultiPv(n) => self.multipv = *n,
             Setting::Ponder(b) => self.ponder = *b,
             Setting::MoveOverhead(d) => self.move_overhead = *d,
@@ -325,6 +345,8 @@ impl Options {
             Setting::Threads(_)
             | Setting::Hash(_)
             | Setting::ClearHash
+            | Setting::SaveHash
+            | Setting::LoadHash
             | Setting::EvalFile(_)
             | Setting::SyzygyPath(_) => {
                 return false;

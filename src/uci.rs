@@ -327,6 +327,12 @@ impl Uci {
                 "info string Syzygy: {files} table files, up to {pieces} pieces"
             ));
         }
+        let button = |b: &str| name.trim().eq_ignore_ascii_case(b);
+        if (button("Save Hash to File") || button("Load Hash from File"))
+            && let Some(report) = self.engine.hash_file_report()
+        {
+            self.out.line(&format!("info string {report}"));
+        }
         if was_searching && self.debug {
             self.out.line(&format!(
                 "info string option '{name}' will apply after the search"

@@ -116,6 +116,7 @@ fn table() -> Vec<RustType> {
             OutOfMemory = "LAZULI_RESULT_OUT_OF_MEMORY",
             InternalPanic = "LAZULI_RESULT_INTERNAL_PANIC",
             BufferTooSmall = "LAZULI_RESULT_BUFFER_TOO_SMALL",
+            FileError = "LAZULI_RESULT_FILE_ERROR",
         }
         LazuliScoreKind as "lazuli_score_kind" {
             Cp = "LAZULI_SCORE_KIND_CP",

@@ -18,8 +18,9 @@ use std::sync::Barrier;
 use lazuli::ffi::{
     LazuliEngine, LazuliLimits, LazuliResult, lazuli_engine_evaluate, lazuli_engine_fen,
     lazuli_engine_free, lazuli_engine_go, lazuli_engine_is_searching, lazuli_engine_last_error,
-    lazuli_engine_new, lazuli_engine_new_game, lazuli_engine_perft, lazuli_engine_ponderhit,
-    lazuli_engine_set_option, lazuli_engine_set_position, lazuli_engine_stop, lazuli_engine_wait,
+    lazuli_engine_load_hash, lazuli_engine_new, lazuli_engine_new_game, lazuli_engine_perft,
+    lazuli_engine_ponderhit, lazuli_engine_save_hash, lazuli_engine_set_option,
+    lazuli_engine_set_position, lazuli_engine_stop, lazuli_engine_wait,
 };
 use proptest::prelude::*;
 
@@ -39,6 +40,15 @@ enum Call {
     Evaluate,
     Fen(usize),
     LastError(usize),
+    /// Save (true) or load the table: `path` 0 NULL (the empty `Hash File`), 1 this process's
+    /// scratch file, 2 a folder that does not exist.
+    HashFile(bool, u8),
+}
+
+/// The scratch hash file of this test process.
+fn scratch_hash_file() -> CString {
+    let path = std::env::temp_dir().join(format!("lazuli-c-properties-{}.lzh", std::process::id()));
+    CString::new(path.to_str().unwrap()).unwrap()
 }
 
 const FENS: &[&str] = &[
@@ -106,6 +116,7 @@ fn call() -> impl Strategy<Value = Call> {
         1 => Just(Call::Evaluate),
         1 => prop_oneof![Just(0usize), Just(5), Just(128)].prop_map(Call::Fen),
         1 => prop_oneof![Just(0usize), Just(5), Just(256)].prop_map(Call::LastError),
+        1 => (any::<bool>(), 0u8..3).prop_map(|(save, path)| Call::HashFile(save, path)),
     ]
 }
 
@@ -253,6 +264,24 @@ fn run(engine: *mut LazuliEngine, call: &Call) -> Result<(), String> {
             unsafe { lazuli_engine_last_error(engine, p, *len) };
             Ok(())
         }
+        Call::HashFile(save, path) => {
+            let path = match path {
+                0 => None,
+                1 => Some(scratch_hash_file()),
+                _ => Some(c"/nonexistent-lazuli/table.lzh".to_owned()),
+            };
+            // SAFETY: a live engine; the path NULL or NUL-terminated.
+            let r = unsafe {
+                if *save {
+                    lazuli_engine_save_hash(engine, ptr_of(&path))
+                } else {
+                    lazuli_engine_load_hash(engine, ptr_of(&path))
+                }
+            };
+            // A missing, empty or unwritable path, a file of a table of another size, a search.
+            let allowed = [R::Ok, R::Busy, R::FileError];
+            check(if *save { "save_hash" } else { "load_hash" }, r, &allowed)
+        }
     }
 }
 
@@ -348,5 +377,6 @@ proptest! {
             prop_assert!(pos.parse_uci(&best).is_ok(), "bestmove {} after e2e4", best);
             lazuli_engine_free(engine);
         }
+        let _ = std::fs::remove_file(scratch_hash_file().to_str().unwrap());
     }
 }

@@ -7,7 +7,8 @@
 //!
 //! Searches are bounded (depth 1 or 2) except `limits == NULL`, `infinite` and `ponder`, which
 //! run until a `stop`: the harness sends one before any `wait` on such a search, and at the end of each
-//! input. `Hash` and `Threads` are capped at 2, file options get a path that does not exist.
+//! input. `Hash` and `Threads` are capped at 2, file options (`Hash File` too) get a path that
+//! does not exist.
 //!
 //! Properties: every call returns one of the codes its documentation allows (never
 //! `LAZULI_RESULT_INTERNAL_PANIC`); a failure leaves the position as it was and a message in
@@ -42,6 +43,7 @@ const ILLEGAL_MOVE: LazuliResult = LazuliResult::IllegalMove;
 const INVALID_OPTION: LazuliResult = LazuliResult::InvalidOption;
 const BUSY: LazuliResult = LazuliResult::Busy;
 const BUFFER_TOO_SMALL: LazuliResult = LazuliResult::BufferTooSmall;
+const FILE_ERROR: LazuliResult = LazuliResult::FileError;
 
 #[path = "c_api/input.rs"]
 mod input;
@@ -86,7 +88,8 @@ struct Harness {
 }
 
 /// A value to send instead of `value` for option `name`: `Hash` and `Threads` capped, a file
-/// path that does not exist for `EvalFile` and `SyzygyPath`; `None` to send it as it is.
+/// path that does not exist for `EvalFile`, `SyzygyPath` and `Hash File` (so that `Save Hash
+/// to File` never writes); `None` to send it as it is.
 fn bounded_option(name: Option<&CStr>, value: Option<&CStr>) -> Option<CString> {
     let name = name?.to_str().ok()?.trim().to_ascii_lowercase();
     let value = value?.to_str().ok()?.trim();
@@ -100,7 +103,7 @@ fn bounded_option(name: Option<&CStr>, value: Option<&CStr>) -> Option<CString> 
             let n = value.parse::<i64>().ok()?;
             (n > cap).then(|| CString::new(cap.to_string()).unwrap())
         }
-        "evalfile" | "syzygypath" if !value.is_empty() && value != "<empty>" => {
+        "evalfile" | "syzygypath" | "hash file" if !value.is_empty() && value != "<empty>" => {
             Some(NO_SUCH_FILE.to_owned())
         }
         _ => None,
@@ -291,7 +294,8 @@ impl Harness {
                 let allowed: &[LazuliResult] = if engine.is_null() || name.is_none() {
                     &[NULL_ARGUMENT]
                 } else {
-                    &[OK, INVALID_UTF8, INVALID_OPTION]
+                    // The hash file buttons: a file refused, or a search running.
+                    &[OK, INVALID_UTF8, INVALID_OPTION, FILE_ERROR, BUSY]
                 };
                 check("set_option", code, allowed);
                 self.check_failure(engine, "set_option", code);

@@ -5,8 +5,8 @@
 //! Lines are rewritten so that every execution stays short: `go` is bounded to depth 1 (an
 //! `infinite` or `ponder` search keeps running until a later `stop`/`ponderhit` line, or the
 //! stop at the end of the input), `go perft` to depth 2, `Hash` and `Threads` to 2, file
-//! options (`EvalFile`, `SyzygyPath`) to a path that does not exist; `bench` and `quit` are
-//! dropped.
+//! options (`EvalFile`, `SyzygyPath`, `Hash File`: `Save Hash to File` never writes) to a path
+//! that does not exist; `bench` and `quit` are dropped.
 //!
 //! Properties: no panic (on any thread: libFuzzer's panic hook aborts), and a line answered
 //! with `info string error` changes neither the position nor the options; a position that was
@@ -137,7 +137,9 @@ fn bounded(line: &str) -> Option<String> {
             let cap = match name_lc.as_str() {
                 "hash" => CAP_HASH_MB,
                 "threads" => CAP_THREADS,
-                "evalfile" | "syzygypath" if !value.is_empty() && value != "<empty>" => {
+                "evalfile" | "syzygypath" | "hash file"
+                    if !value.is_empty() && value != "<empty>" =>
+                {
                     return Some(format!("setoption name {name} value {NO_SUCH_FILE}"));
                 }
                 _ => return Some(line.to_owned()),

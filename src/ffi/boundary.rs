@@ -47,6 +47,7 @@ impl Failure {
                 Error::InvalidOption(_) | Error::InvalidCommand(_) => LazuliResult::InvalidOption,
                 Error::Busy => LazuliResult::Busy,
                 Error::OutOfMemory(_) => LazuliResult::OutOfMemory,
+                Error::File(_) => LazuliResult::FileError,
                 Error::Internal(_) => LazuliResult::InternalPanic,
             },
         }

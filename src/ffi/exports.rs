@@ -189,12 +189,15 @@ pub unsafe extern "C" fn lazuli_engine_free(engine: *mut LazuliEngine) {
 /// Sets an option by its UCI name (any case) to `value` as UCI writes it ("64", "true",
 /// "verified"); `value` may be NULL for buttons. During a search the option is checked now and
 /// applied when the search ends. The options, in the order of `lazuli_option_get` (which gives
-/// each one's type, default, range and choices): "Threads", "Hash", "Clear Hash", "MultiPV",
-/// "Ponder", "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "NullMoveAdaptive",
-/// "LMR", "Pruning", "UseNNUE", "EvalFile", "SyzygyPath", "SyzygyProbeDepth",
-/// "Syzygy50MoveRule", "SyzygyProbeLimit", "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo",
-/// "Skill Level", "Skill Seed" (a build with the `tune` feature adds its search constants
-/// after these; `tests/c_abi.rs` checks this list against the engine's).
+/// each one's type, default, range and choices): "Threads", "Hash", "Clear Hash", "Hash File",
+/// "Save Hash to File", "Load Hash from File", "Never Clear Hash", "MultiPV", "Ponder",
+/// "Move Overhead", "UCI_Chess960", "NullMove", "NullMoveR", "NullMoveAdaptive", "LMR",
+/// "Pruning", "UseNNUE", "EvalFile", "SyzygyPath", "SyzygyProbeDepth", "Syzygy50MoveRule",
+/// "SyzygyProbeLimit", "UCI_ShowWDL", "UCI_LimitStrength", "UCI_Elo", "Skill Level",
+/// "Skill Seed" (a build with the `tune` feature adds its search constants after these;
+/// `tests/c_abi.rs` checks this list against the engine's). The two hash file buttons act at
+/// once and are refused during a search (`LAZULI_RESULT_BUSY`), as
+/// `lazuli_engine_save_hash` and `lazuli_engine_load_hash`.
 ///
 /// # Safety
 ///
@@ -214,8 +217,64 @@ pub unsafe extern "C" fn lazuli_engine_set_option(
     })
 }
 
-/// Starts a new game: clears the hash table and the move-ordering history (after the
-/// running search, if one runs).
+/// Saves the hash table to the file `path` (NULL: the path of the option "Hash File"), in the
+/// format of the repository's `docs/persistent-hash.md`, streamed through a small buffer; the
+/// file is written as `PATH.part` and renamed when complete. `LAZULI_RESULT_BUSY` during a
+/// search (refused, not deferred); `LAZULI_RESULT_FILE_ERROR` for an empty path or a file that
+/// cannot be written (an existing file is left as it was).
+///
+/// # Safety
+///
+/// `engine` is NULL or a live engine; `path` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazuli_engine_save_hash(
+    engine: *mut LazuliEngine,
+    path: *const c_char,
+) -> LazuliResult {
+    // SAFETY: forwarded caller guarantee on `engine` and `path`.
+    unsafe { hash_file_call(engine, path, Engine::save_hash) }
+}
+
+/// Loads the hash file `path` (NULL: the path of the option "Hash File") into the table: in
+/// place when it was saved from a table of the current "Hash", else rehashed into it (each
+/// entry stored by its key). The whole file is checked first: `LAZULI_RESULT_FILE_ERROR` for
+/// an empty path, a missing, unreadable, damaged, truncated or foreign file, with the table
+/// left as it was; `LAZULI_RESULT_BUSY` during a search.
+///
+/// # Safety
+///
+/// `engine` is NULL or a live engine; `path` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lazuli_engine_load_hash(
+    engine: *mut LazuliEngine,
+    path: *const c_char,
+) -> LazuliResult {
+    // SAFETY: forwarded caller guarantee on `engine` and `path`.
+    unsafe { hash_file_call(engine, path, Engine::load_hash) }
+}
+
+/// `action` with `path`, or the `Hash File` option's path for NULL.
+///
+/// # Safety
+///
+/// `engine` is NULL or a live engine; `path` is NULL or a NUL-terminated string.
+unsafe fn hash_file_call<R>(
+    engine: *mut LazuliEngine,
+    path: *const c_char,
+    action: fn(&mut Engine, &str) -> Result<R, Error>,
+) -> LazuliResult {
+    engine_call!(engine, |handle| {
+        // SAFETY: forwarded caller guarantee on `path`.
+        let path = unsafe { str_arg(path, "path") }?;
+        let mut engine = handle.engine.lock();
+        let path = path.map_or_else(|| engine.options().hash_file.clone(), str::to_owned);
+        action(&mut engine, &path)?;
+        Ok(())
+    })
+}
+
+/// Starts a new game: clears the hash table (unless the option "Never Clear Hash" is set) and
+/// the move-ordering history (after the running search, if one runs).
 ///
 /// # Safety
 ///

@@ -65,6 +65,9 @@ pub enum LazuliResult {
     InternalPanic = 8,
     /// The output buffer was too small; what fits was copied, NUL-terminated.
     BufferTooSmall = 9,
+    /// A hash file could not be read or written, or is not one this library reads (damaged,
+    /// truncated, of another format); the table is kept as it was.
+    FileError = 10,
 }
 
 /// How `lazuli_info.score` is to be read.

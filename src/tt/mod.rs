@@ -423,6 +423,14 @@ impl TranspositionTable {
     }
 }
 
+// The hook of the hash file (file.rs, which also uses `buckets`, `generation`, `bucket`, `clear`
+// and the packing helpers): every entry in table order, bucket 0's four entries first.
+impl TranspositionTable {
+    fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.chunks.iter().flat_map(Chunk::used)
+    }
+}
+
 /// Memory the system can give without swapping (Linux `MemAvailable`), in MB.
 fn available_mb() -> Option<usize> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -454,6 +462,9 @@ fn parallel_map<T: Sync, R: Send>(
             .collect()
     })
 }
+
+mod file;
+pub use file::HashFileReport;
 
 #[cfg(test)]
 mod tests;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lazuli.h"
 
@@ -536,6 +537,140 @@ static void test_four_engines(void) {
     }
 }
 
+/* The whole of a file, its length in *len (NULL if it cannot be read). */
+static unsigned char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *bytes = malloc(*len + 1);
+    if (bytes != NULL && fread(bytes, 1, *len, f) != *len) {
+        free(bytes);
+        bytes = NULL;
+    }
+    fclose(f);
+    return bytes;
+}
+
+/* True if both files hold the same bytes; with `header_count` only, the same count of entries
+ * in use (the header's bytes 32 to 39). */
+static int same_file(const char *a, const char *b, int header_count) {
+    size_t la = 0, lb = 0;
+    unsigned char *x = read_file(a, &la), *y = read_file(b, &lb);
+    int same = x != NULL && y != NULL && la == lb && la > 40 &&
+               (header_count ? memcmp(x + 32, y + 32, 8) == 0 : memcmp(x, y, la) == 0);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The persistent hash: save, load into the same and another size (a load that changed
+ * nothing saves the same bytes again), bad files refused with FILE_ERROR and the table kept,
+ * BUSY during a search, NULL for the "Hash File" option's path, Never Clear Hash. */
+static void test_hash_file(void) {
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char saved[512], again[512], bad[512], message[512];
+    snprintf(saved, sizeof saved, "%s/lazuli-c-hash-%ld.lzh", tmp, (long)getpid());
+    snprintf(again, sizeof again, "%s/lazuli-c-hash-%ld-again.lzh", tmp, (long)getpid());
+    snprintf(bad, sizeof bad, "%s/lazuli-c-hash-%ld-bad.lzh", tmp, (long)getpid());
+    lazuli_engine *e = new_engine();
+    CHECK_RESULT(lazuli_engine_set_option(e, "Hash", "1"), LAZULI_RESULT_OK);
+    lazuli_limits limits = lazuli_limits_default();
+    limits.depth = 7;
+    CHECK_RESULT(lazuli_engine_go(e, &limits, NULL, NULL, NULL), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_wait(e, NULL, 0), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_save_hash(e, saved), LAZULI_RESULT_OK);
+
+    /* The same size, then twice the size and back through the option's path. */
+    lazuli_engine *f = new_engine();
+    CHECK_RESULT(lazuli_engine_set_option(f, "Hash", "1"), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_load_hash(f, saved), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_save_hash(f, again), LAZULI_RESULT_OK);
+    CHECK(same_file(saved, again, 0));
+    CHECK_RESULT(lazuli_engine_set_option(f, "Hash", "2"), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_set_option(f, "Hash File", saved), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_set_option(f, "Load Hash from File", NULL), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_load_hash(f, NULL), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_save_hash(f, again), LAZULI_RESULT_OK);
+    CHECK(!same_file(saved, again, 0));
+    CHECK_RESULT(lazuli_engine_set_option(f, "Hash", "1"), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_load_hash(f, again), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_save_hash(f, again), LAZULI_RESULT_OK);
+    /* Back to the first size: every entry kept (each bucket gets the keys of one first one). */
+    CHECK(same_file(saved, again, 1));
+    CHECK_RESULT(lazuli_engine_load_hash(f, saved), LAZULI_RESULT_OK);
+
+    /* Bad files: FILE_ERROR with the reason, the table as it was. */
+    size_t len = 0;
+    unsigned char *bytes = read_file(saved, &len);
+    CHECK(bytes != NULL && len == 64 + 1024 * 1024);
+    struct {
+        size_t offset, keep;
+        const char *reason;
+    } cases[] = {
+        {len / 2, len, "checksum"},
+        {0, len, "not a lazuli hash file"},
+        {8, len, "format version"},
+        {len, len - 64, "truncated"},
+    };
+    for (size_t i = 0; bytes != NULL && i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *out = fopen(bad, "wb");
+        if (cases[i].offset < len) {
+            bytes[cases[i].offset] ^= 1;
+        }
+        fwrite(bytes, 1, cases[i].keep, out);
+        fclose(out);
+        if (cases[i].offset < len) {
+            bytes[cases[i].offset] ^= 1;
+        }
+        CHECK_RESULT(lazuli_engine_load_hash(f, bad), LAZULI_RESULT_FILE_ERROR);
+        lazuli_engine_last_error(f, message, sizeof message);
+        CHECK(strstr(message, cases[i].reason) != NULL);
+        CHECK(strstr(message, "the table is unchanged") != NULL);
+    }
+    free(bytes);
+    remove(bad);
+    CHECK_RESULT(lazuli_engine_load_hash(f, bad), LAZULI_RESULT_FILE_ERROR);
+    CHECK_RESULT(lazuli_engine_save_hash(f, "/nonexistent-lazuli/x.lzh"), LAZULI_RESULT_FILE_ERROR);
+    CHECK_RESULT(lazuli_engine_set_option(f, "Hash File", ""), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_save_hash(f, NULL), LAZULI_RESULT_FILE_ERROR);
+    CHECK_RESULT(lazuli_engine_set_option(f, "Save Hash to File", NULL), LAZULI_RESULT_FILE_ERROR);
+    CHECK_RESULT(lazuli_engine_save_hash(NULL, saved), LAZULI_RESULT_NULL_ARGUMENT);
+    CHECK_RESULT(lazuli_engine_save_hash(f, again), LAZULI_RESULT_OK);
+    CHECK(same_file(saved, again, 0));
+
+    /* During a search: BUSY, nothing written. */
+    remove(again);
+    limits = lazuli_limits_default();
+    limits.infinite = true;
+    CHECK_RESULT(lazuli_engine_go(f, &limits, NULL, NULL, NULL), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_save_hash(f, again), LAZULI_RESULT_BUSY);
+    CHECK_RESULT(lazuli_engine_load_hash(f, saved), LAZULI_RESULT_BUSY);
+    CHECK_RESULT(lazuli_engine_set_option(f, "Hash File", again), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_set_option(f, "Save Hash to File", NULL), LAZULI_RESULT_BUSY);
+    CHECK_RESULT(lazuli_engine_stop(f), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_wait(f, NULL, 0), LAZULI_RESULT_OK);
+    CHECK(access(again, F_OK) != 0);
+
+    /* Never Clear Hash: new_game keeps the table. */
+    CHECK_RESULT(lazuli_engine_load_hash(e, saved), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_set_option(e, "Never Clear Hash", "true"), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_new_game(e), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_save_hash(e, again), LAZULI_RESULT_OK);
+    CHECK(same_file(saved, again, 0));
+    CHECK_RESULT(lazuli_engine_set_option(e, "Never Clear Hash", "false"), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_new_game(e), LAZULI_RESULT_OK);
+    CHECK_RESULT(lazuli_engine_save_hash(e, again), LAZULI_RESULT_OK);
+    CHECK(!same_file(saved, again, 0));
+    remove(saved);
+    remove(again);
+    lazuli_engine_free(e);
+    lazuli_engine_free(f);
+}
+
 int main(void) {
     timing = getenv("LAZULI_TIMING") != NULL;
     test_version();
@@ -551,6 +686,7 @@ int main(void) {
     test_options_perft_evaluate();
     test_tablebases();
     test_four_engines();
+    test_hash_file();
     if (failures > 0) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
