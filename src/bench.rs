@@ -110,6 +110,7 @@ impl BenchConfig {
             positions: Vec::new(),
             nodes: 0,
             time: Duration::ZERO,
+            huge_page_bytes: None,
         };
         for (i, &fen) in bench_positions().iter().enumerate() {
             engine.set_position(Some(fen), &[])?;
@@ -130,6 +131,7 @@ impl BenchConfig {
             progress(i, &r);
             report.positions.push(r);
         }
+        report.huge_page_bytes = engine.hash_huge_page_bytes();
         Ok(report)
     }
 }
@@ -156,6 +158,9 @@ pub struct BenchReport {
     pub nodes: u64,
     /// Total wall time of the searches.
     pub time: Duration,
+    /// How much of the hash table the kernel backed with huge pages at the end of the run
+    /// (`AnonHugePages` of its mappings); `None` where that cannot be read (not Linux).
+    pub huge_page_bytes: Option<u64>,
 }
 
 impl BenchReport {

@@ -341,7 +341,7 @@ impl Engine {
                     }
                 }
             }
-            Setting::ClearHash => self.tt.clear(self.options.threads),
+            Setting::ClearHash => self.clear_table(),
             // EvalFile and SyzygyPath never come here: set_option loads them.
             other => unreachable!("{other:?} is a plain value"),
         }
@@ -401,9 +401,25 @@ impl Engine {
 
     fn clear(&mut self) {
         if !self.options.never_clear_hash {
-            self.tt.clear(self.options.threads);
+            self.clear_table();
         }
         self.pool.clear_history();
+    }
+
+    /// Empties the table (no search runs). The searches drop their handles to it before the
+    /// engine is idle, so this one is normally the only one, and the table's pages go back to
+    /// the system at once; otherwise every entry is written, on all cores.
+    fn clear_table(&mut self) {
+        match Arc::get_mut(&mut self.tt) {
+            Some(tt) => tt.discard(),
+            None => self.tt.clear(),
+        }
+    }
+
+    /// How many bytes of the hash table the kernel backs with huge pages now
+    /// ([`TranspositionTable::huge_page_bytes`]); `None` where that cannot be read.
+    pub fn hash_huge_page_bytes(&self) -> Option<u64> {
+        self.tt.huge_page_bytes()
     }
 
     /// Sets the position: a FEN (`None` for the start position) and moves in UCI notation

@@ -67,6 +67,13 @@ pub fn bench_cli(args: BenchArgs) -> Result<(), Error> {
         );
     })?;
     println!("{}", report.summary());
+    if let Some(bytes) = report.huge_page_bytes {
+        eprintln!(
+            "Hash in huge pages: {} of {} MB (AnonHugePages of the table's mappings)",
+            bytes >> 20,
+            config.hash_mb
+        );
+    }
     Ok(())
 }
 

@@ -413,7 +413,7 @@ impl TranspositionTable {
 
         // Second pass: write.
         let second = |why: String| {
-            self.clear(1);
+            self.clear();
             Error::File(format!(
                 "changed while it was loaded ({why}); the table was cleared"
             ))
@@ -431,7 +431,7 @@ impl TranspositionTable {
                 e.data.store(data, Relaxed);
             })
         } else {
-            self.clear(1);
+            self.clear();
             scan(&mut input, header, |check, data| {
                 if data != 0 && self.insert(check ^ data, data, header.generation) {
                     table_entries += 1;

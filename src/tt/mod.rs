@@ -1,4 +1,4 @@
-//! The transposition table shared by all search threads, lock-free and without `unsafe`.
+//! The transposition table shared by all search threads, lock-free; its memory is in [`memory`].
 //!
 //! # Concurrency contract
 //!
@@ -23,32 +23,43 @@
 //!   [`PackedMove::to_move`] and the search).
 //!
 //! A new size is a new table (the engine facade replaces its `Arc` while no search runs, and a
-//! search holds its own `Arc` until it ends); clearing ([`TranspositionTable::clear`]) is only
-//! done while no search runs, which the facade guarantees.
+//! search holds its own `Arc` until it ends); emptying it ([`TranspositionTable::clear`],
+//! [`TranspositionTable::discard`]) is only done while no search runs, which the facade
+//! guarantees.
 //!
-//! # Layout
+//! # Layout and memory
 //!
 //! Buckets of four 16-byte entries, 64 bytes, each on one cache line. A key picks its bucket
 //! by the high half of `key * buckets` (Lemire's multiply-shift range reduction). The buckets
-//! live in fixed-size chunks so that clearing is done by several threads in parallel, each
-//! writing its own chunks.
+//! live in chunks of up to 32 MiB, each an anonymous mapping of its own ([`memory`], the one
+//! module with `unsafe` besides the C boundary), so that the work on a large table (emptying
+//! it, giving it back) is spread over all cores, one chunk at a time.
 //!
-//! Every chunk reserves at least 32 MiB of address space (a smaller table uses the first part
-//! of its one chunk; only the pages it uses become resident). glibc serves requests of that
-//! size with `mmap` whatever its dynamic threshold, and gives them back to the system on
-//! `free`. With 2 MiB chunks, once one chunk had been freed, glibc raised its threshold and
-//! served the next tables from its arenas, which kept the freed memory: the C soak (4 engines,
-//! 12 host threads changing `Hash` and `Threads`) held 500 MB resident for 30 MB in use.
-//!
-//! A chunk is allocated zeroed (`calloc`, through `bytemuck`'s safe zeroed allocation), which
-//! for a mapping of its own costs no write: the system hands out zero pages as they are first
-//! touched, so a new table of any size is ready at once and a small search touches only the
-//! pages it uses. (Written entry by entry, a 16 MB table took 4,096 page faults before its
-//! first probe: the C API fuzz target, which creates an engine per input, ran 343 inputs a
-//! second.) The allocator aligns the chunk to 16 bytes, not 64 (Rust's zeroed allocation
-//! with a larger alignment writes the zeroes itself), so buckets start at the chunk's first
-//! 64-byte boundary; on an allocator that gave less than 16 the buckets would straddle cache
-//! lines, which costs speed, never correctness.
+//! - **Zero pages, no writes.** A mapping comes zeroed from the system, which hands out zero
+//!   pages as they are first touched: a new table of any size is ready at once and a small
+//!   search touches only the pages it uses. (Written entry by entry, a 16 MB table took 4,096
+//!   page faults before its first probe: the C API fuzz target, which creates an engine per
+//!   input, ran 343 inputs a second.)
+//! - **Huge pages.** A table of at least [`pages::HUGE_PAGES_MIN_MB`] is mapped on 2 MiB
+//!   boundaries and advised `MADV_HUGEPAGE` (Linux; the kernel gives transparent huge pages to
+//!   such a mapping where its mode is `madvise` or `always`), so that one TLB entry covers
+//!   2 MiB of it instead of 4 KiB; where the advice is refused the table silently uses base
+//!   pages. A smaller table keeps the system's choice, since each huge page costs a 2 MiB
+//!   zeroing when first touched. `LAZULI_HUGE_PAGES` switches this for measurement, and
+//!   [`TranspositionTable::huge_page_bytes`] reports what the kernel did ([`pages`]).
+//! - **Emptying.** [`TranspositionTable::discard`] (`ucinewgame`, `Clear Hash`, with the only
+//!   handle) gives the pages back to the system (`MADV_DONTNEED`, which zeroes a private
+//!   mapping), on all cores: it costs the unmapping of the resident pages, not a write of the
+//!   table, and the pages are zeroed again as the next search touches them.
+//!   [`TranspositionTable::clear`] (a shared table, other systems, `LAZULI_TT_CLEAR=write`)
+//!   writes zeroes on all cores, skipping entries already zero, so pages never touched are
+//!   only read and stay the shared zero page.
+//! - **Freeing.** Dropping a table discards and unmaps its chunks on all cores, so the memory
+//!   goes back to the system at once, and a new `Hash` does not wait for a 16 GB table to be
+//!   unmapped page by page on one thread.
+//! - **Out of memory.** A size beyond `MemAvailable`, or one the system refuses as a whole
+//!   (overcommit limits act per request, so the whole size is asked for once before the
+//!   chunks), is [`Error::OutOfMemory`], with nothing left allocated.
 
 use shakmaty::{Chess, Move, Position as _, Role, Square};
 
@@ -56,11 +67,23 @@ use crate::error::Error;
 use crate::position::from_to;
 use crate::score::Score;
 use crate::sync::{AtomicU8, AtomicU64, Ordering::Relaxed};
+use memory::{Pages, Zeroed};
+use pages::Policy;
+
+#[cfg_attr(
+    not(loom),
+    expect(
+        unsafe_code,
+        reason = "the view of the mapped memory as entries, and dropping its pages"
+    )
+)]
+mod memory;
+mod pages;
 
 const ENTRIES_PER_BUCKET: usize = 4;
-/// Buckets per chunk: 2^19 buckets of 64 bytes, 32 MiB, the most glibc's dynamic `mmap`
-/// threshold can reach (`DEFAULT_MMAP_THRESHOLD_MAX` on 64-bit), so that each chunk is its own
-/// mapping. See the module's layout notes.
+/// Buckets per chunk: 2^19 buckets of 64 bytes, 32 MiB (16 huge pages), so that a 16 GB
+/// table is 512 mappings, enough to keep every core busy when it is emptied or freed. See the
+/// module's layout notes.
 const CHUNK_SHIFT: u32 = 19;
 const CHUNK_BUCKETS: usize = 1 << CHUNK_SHIFT;
 /// Stored depth is `depth + DEPTH_OFFSET` so that quiescence entries (depth 0 and below) fit.
@@ -180,55 +203,42 @@ type Bucket = [Entry; ENTRIES_PER_BUCKET];
 #[cfg(not(loom))]
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
-/// A chunk of buckets: zeroed entries, bucket 0 at the first 64-byte boundary (see the
-/// layout notes).
+/// A chunk of buckets in a mapping of its own (see the layout notes). Bucket 0 is at the
+/// mapping's start, page-aligned (2 MiB-aligned in huge pages), so each bucket is one cache
+/// line.
 struct Chunk {
-    /// At least [`CHUNK_BUCKETS`] buckets' worth (plus the alignment's slack) whatever the
-    /// chunk's length, so that the chunk is a mapping of its own.
-    entries: Box<[Entry]>,
-    /// Index in `entries` of bucket 0's first entry.
-    first: usize,
-    /// Buckets in use.
-    len: usize,
+    /// Exactly the chunk's buckets' entries.
+    entries: Zeroed<Entry>,
 }
 
 impl Chunk {
-    /// `None` when the memory cannot be had.
-    fn new(len: usize) -> Option<Chunk> {
-        let room = len.max(CHUNK_BUCKETS) * ENTRIES_PER_BUCKET + ENTRIES_PER_BUCKET - 1;
-        let entries = zeroed_entries(room)?;
-        let misalignment = entries.as_ptr() as usize % 64;
-        let first = (64 - misalignment) % 64 / std::mem::size_of::<Entry>();
-        Some(Chunk {
-            entries,
-            first,
-            len,
-        })
+    /// `len` empty buckets; `None` when the memory cannot be had.
+    fn new(len: usize, pages: Pages) -> Option<Chunk> {
+        let entries = Zeroed::new(len * ENTRIES_PER_BUCKET, pages)?;
+        Some(Chunk { entries })
     }
 
     fn bucket(&self, index: usize) -> &Bucket {
-        let start = self.first + index * ENTRIES_PER_BUCKET;
-        self.entries[start..start + ENTRIES_PER_BUCKET]
+        let start = index * ENTRIES_PER_BUCKET;
+        self.entries.as_slice()[start..start + ENTRIES_PER_BUCKET]
             .try_into()
             .expect("a bucket is four entries")
     }
 
-    /// The entries of the buckets in use, in order.
+    /// The entries of the buckets, in order.
     fn used(&self) -> &[Entry] {
-        &self.entries[self.first..self.first + self.len * ENTRIES_PER_BUCKET]
+        self.entries.as_slice()
     }
-}
 
-/// `len` zeroed entries, or `None` when the memory cannot be had.
-#[cfg(not(loom))]
-fn zeroed_entries(len: usize) -> Option<Box<[Entry]>> {
-    bytemuck::allocation::try_zeroed_slice_box(len).ok()
-}
-
-/// Loom's atomics cannot be allocated zeroed; the loom models build tables of one bucket.
-#[cfg(loom)]
-fn zeroed_entries(len: usize) -> Option<Box<[Entry]>> {
-    Some((0..len).map(|_| Entry::default()).collect())
+    /// Zeroes every entry that is not zero yet (pages never touched are only read).
+    fn zero(&self) {
+        for e in self.used() {
+            if e.data.load(Relaxed) != 0 || e.check.load(Relaxed) != 0 {
+                e.check.store(0, Relaxed);
+                e.data.store(0, Relaxed);
+            }
+        }
+    }
 }
 
 fn pack(
@@ -274,13 +284,19 @@ pub struct TranspositionTable {
 }
 
 impl TranspositionTable {
-    /// A table of `mb` MiB (at least one bucket), every entry empty. The memory comes zeroed
-    /// from the system and is not written (see the layout notes).
+    /// A table of `mb` MiB (at least one bucket), every entry empty: zero pages from the
+    /// system, not written, in huge pages from [`pages::HUGE_PAGES_MIN_MB`] on (see the layout
+    /// notes).
     ///
     /// # Errors
     ///
     /// [`Error::OutOfMemory`] when the memory cannot be reserved; nothing is left allocated.
     pub fn new(mb: usize) -> Result<TranspositionTable, Error> {
+        TranspositionTable::with_pages(mb, Policy::get().pages(mb))
+    }
+
+    /// [`TranspositionTable::new`] in the pages given.
+    fn with_pages(mb: usize, pages: Pages) -> Result<TranspositionTable, Error> {
         let buckets = (mb.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>()).max(1);
         // Linux overcommits: a reservation far beyond free memory succeeds and the process is
         // killed later when the pages are touched. Refuse what the system says is not there.
@@ -291,39 +307,63 @@ impl TranspositionTable {
                 "a {mb} MB hash table does not fit in the {available} MB of memory available"
             )));
         }
+        let out_of_memory = || Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table"));
         // Ask for the whole size at once first: one request the system can refuse cleanly
         // (overcommit limits act per request), instead of succeeding chunk by chunk and
-        // failing later when the pages are touched. At least a chunk's size, so that it too is
-        // a mapping of its own and freeing it leaves glibc's threshold alone.
-        let mut probe: Vec<Bucket> = Vec::new();
-        probe
-            .try_reserve_exact(buckets.max(CHUNK_BUCKETS))
-            .map_err(|_| Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table")))?;
-        drop(probe);
-
+        // failing later when the pages are touched.
         let chunk_count = buckets.div_ceil(CHUNK_BUCKETS);
+        if chunk_count > 1 {
+            drop(Zeroed::<Bucket>::new(buckets, Pages::System).ok_or_else(out_of_memory)?);
+        }
         let chunks: Option<Vec<Chunk>> = (0..chunk_count)
-            .map(|i| Chunk::new(CHUNK_BUCKETS.min(buckets - i * CHUNK_BUCKETS)))
+            .map(|i| Chunk::new(CHUNK_BUCKETS.min(buckets - i * CHUNK_BUCKETS), pages))
             .collect();
-        let chunks = chunks
-            .ok_or_else(|| Error::OutOfMemory(format!("cannot allocate a {mb} MB hash table")))?;
         Ok(TranspositionTable {
-            chunks,
+            chunks: chunks.ok_or_else(out_of_memory)?,
             buckets,
             generation: AtomicU8::new(0),
         })
     }
 
-    /// Zeroes every entry, with `threads` threads each clearing its own chunks.
-    /// Only call while no search runs (entries written meanwhile would survive).
-    pub fn clear(&self, threads: usize) {
-        parallel_map(&self.chunks, threads, |chunk| {
-            for e in chunk.used() {
-                e.check.store(0, Relaxed);
-                e.data.store(0, Relaxed);
+    /// Zeroes every entry, on all cores (each its own chunks), writing only the entries not
+    /// yet zero, so that pages never touched stay the system's zero page. Only call while no
+    /// search runs (entries written meanwhile would survive).
+    pub fn clear(&self) {
+        on_all_cores(self.chunks.iter().collect(), Chunk::zero);
+        self.generation.store(0, Relaxed);
+    }
+
+    /// Empties the table as [`TranspositionTable::clear`] does, faster: its pages go back to
+    /// the system (on Linux; on all cores), which costs the unmapping of the pages in use
+    /// rather than writing them, and the next search finds zero pages as it touches them.
+    /// Where the system cannot take them back, or with `LAZULI_TT_CLEAR=write`, it writes.
+    pub fn discard(&mut self) {
+        self.empty(Policy::get().discard());
+    }
+
+    /// Gives the pages back (`give_back`, where the system can) or writes zeroes.
+    fn empty(&mut self, give_back: bool) {
+        on_all_cores(self.chunks.iter_mut().collect(), |chunk| {
+            if !(give_back && chunk.entries.discard()) {
+                chunk.zero();
             }
         });
         self.generation.store(0, Relaxed);
+    }
+
+    /// How many bytes of the table the kernel backs with huge pages now (`AnonHugePages` of
+    /// its mappings in `/proc/self/smaps`); `None` where that cannot be read (not Linux).
+    pub fn huge_page_bytes(&self) -> Option<u64> {
+        let ranges: Vec<_> = self
+            .chunks
+            .iter()
+            .map(|c| {
+                let entries = c.used();
+                let start = entries.as_ptr().addr();
+                start..start + std::mem::size_of_val(entries)
+            })
+            .collect();
+        pages::huge_page_bytes(&ranges)
     }
 
     /// Starts a new search: entries from earlier searches age and are replaced first.
@@ -439,28 +479,52 @@ fn available_mb() -> Option<usize> {
     Some(kb / 1024)
 }
 
-/// Runs `f` over `items` on up to `threads` scoped threads, each taking a contiguous share,
-/// and returns the results in order.
-fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let threads = threads.clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter().map(&f).collect();
+impl Drop for TranspositionTable {
+    /// Gives a table of several chunks back on all cores: their pages are dropped in parallel
+    /// (`MADV_DONTNEED` takes the address space's lock for reading; unmapping takes it for
+    /// writing), then each empty mapping is unmapped.
+    fn drop(&mut self) {
+        if self.chunks.len() > 1 {
+            on_all_cores(std::mem::take(&mut self.chunks), |mut chunk| {
+                chunk.entries.discard();
+            });
+        }
+    }
+}
+
+/// Runs `f` on every item, spread over the machine's cores: scoped threads, each taking a
+/// contiguous share; the calling thread does all of it when there is one item, one core, or
+/// a thread cannot be started (no panic: this runs in `Drop`).
+fn on_all_cores<I: Send>(items: Vec<I>, f: impl Fn(I) + Sync) {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let threads = cores.min(items.len());
+    if threads <= 1 {
+        items.into_iter().for_each(f);
+        return;
     }
     let share = items.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(share)
-            .map(|part| s.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("table worker panicked"))
-            .collect()
-    })
+    let mut items = items.into_iter();
+    // Each share is handed over through a lock so that a share whose thread failed to start
+    // is still at hand for the calling thread. Not shared state: each lock is taken once,
+    // by one thread.
+    let shares: Vec<std::sync::Mutex<Vec<I>>> = (0..threads)
+        .map(|_| std::sync::Mutex::new(items.by_ref().take(share).collect()))
+        .collect();
+    let run = |share: &std::sync::Mutex<Vec<I>>| {
+        let items = std::mem::take(&mut *share.lock().unwrap_or_else(|e| e.into_inner()));
+        items.into_iter().for_each(&f);
+    };
+    std::thread::scope(|scope| {
+        for share in &shares[1..] {
+            let started = std::thread::Builder::new()
+                .name("lazuli-tt".into())
+                .spawn_scoped(scope, || run(share));
+            if started.is_err() {
+                run(share);
+            }
+        }
+        run(&shares[0]);
+    });
 }
 
 mod file;
@@ -470,172 +534,4 @@ pub use file::HashFileReport;
 mod tests;
 
 #[cfg(all(test, loom))]
-mod loom_tests {
-    use std::sync::Arc;
-
-    use loom::thread;
-
-    use super::*;
-
-    /// A table of one bucket, so that every key shares it. `new` is not used: it allocates on
-    /// `std` threads and reads `/proc/meminfo`, neither of which loom models.
-    fn one_bucket() -> Arc<TranspositionTable> {
-        Arc::new(TranspositionTable {
-            chunks: vec![Chunk {
-                entries: (0..ENTRIES_PER_BUCKET).map(|_| Entry::default()).collect(),
-                first: 0,
-                len: 1,
-            }],
-            buckets: 1,
-            generation: AtomicU8::new(0),
-        })
-    }
-
-    /// The arguments of one `store`, and the hit a probe must return for them.
-    #[derive(Clone, Copy)]
-    struct Stored {
-        key: u64,
-        mv: u16,
-        score: i32,
-        depth: i32,
-    }
-
-    impl Stored {
-        fn store(self, tt: &TranspositionTable) {
-            let score = Score(self.score);
-            tt.store(
-                self.key,
-                PackedMove(self.mv),
-                score,
-                -score,
-                self.depth,
-                Bound::Exact,
-            );
-        }
-
-        fn hit(self) -> TtHit {
-            TtHit {
-                mv: PackedMove(self.mv),
-                score: Score(self.score),
-                eval: Score(-self.score),
-                depth: self.depth,
-                bound: Bound::Exact,
-            }
-        }
-    }
-
-    /// Probes every key and checks that each hit is what one single store wrote for it.
-    fn check_probes(tt: &TranspositionTable, stores: &[Stored]) {
-        for s in stores {
-            if let Some(hit) = tt.probe(s.key) {
-                let expected: Vec<TtHit> = stores
-                    .iter()
-                    .filter(|o| o.key == s.key)
-                    .map(|o| o.hit())
-                    .collect();
-                assert!(
-                    expected.contains(&hit),
-                    "probe of {:#x} accepted {hit:?}, which no store wrote for that key",
-                    s.key
-                );
-            }
-        }
-    }
-
-    /// Stores `before` (one thread, before the race), then runs `stores` on one thread each
-    /// into the one-bucket table while a last thread probes every key, then probes again once
-    /// they are done. The prober is spawned last on purpose: loom's search (DPOR) tries a
-    /// load earlier when it first ran after a conflicting store, which is how it finds a probe
-    /// between the two word writes of a store. Probes on the main thread, which loom runs
-    /// first, were never moved past a store whose thread had loaded the slot itself before
-    /// writing it (its scan): the torn window went unexplored.
-    fn race(before: &'static [Stored], stores: [Stored; 2]) {
-        let mut model = loom::model::Builder::new();
-        // Every schedule with at most two preemptions: enough for a probe between the two
-        // writes of a store, and what keeps the full bucket's model to seconds.
-        model.preemption_bound = Some(2);
-        model.check(move || {
-            let tt = one_bucket();
-            for s in before {
-                s.store(&tt);
-            }
-            let all: Vec<Stored> = before.iter().chain(&stores).copied().collect();
-            let mut handles: Vec<_> = stores
-                .iter()
-                .map(|&s| {
-                    let tt = Arc::clone(&tt);
-                    thread::spawn(move || s.store(&tt))
-                })
-                .collect();
-            handles.push({
-                let (tt, all) = (Arc::clone(&tt), all.clone());
-                thread::spawn(move || check_probes(&tt, &all))
-            });
-            for h in handles {
-                h.join().unwrap();
-            }
-            check_probes(&tt, &all);
-        });
-    }
-
-    const fn stored(key: u64, mv: u16, score: i32, depth: i32) -> Stored {
-        Stored {
-            key,
-            mv,
-            score,
-            depth,
-        }
-    }
-
-    /// No torn entry is accepted: two stores of different keys race for the same slot (the
-    /// bucket's first empty entry, which both pick) while a probe reads both keys. In some
-    /// interleavings the slot ends up with the `data` word of one store and the `check` word of
-    /// the other, or a probe reads one word before and one after a store. A probe must then
-    /// miss: it fails if the `check ^ data == key` test were weakened (say, to `data != 0`, or
-    /// to a separate key word written apart from the data), because a probe of one key would
-    /// return the other key's move and score.
-    #[test]
-    fn racing_stores_of_two_keys_never_yield_a_torn_hit() {
-        race(
-            &[],
-            [
-                stored(0x0123_4567_89ab_cdef, 0x0111, 11, 3),
-                stored(0x7edc_ba98_7654_3210, 0x0222, -22, 5),
-            ],
-        );
-    }
-
-    /// Two stores of one key with different results (both exact, so each replaces the other;
-    /// run one after the other, the second rewrites the first's entry in place): a probe
-    /// returns one store's result whole. It would fail if the in-place update mixed the old
-    /// entry into the new one beyond the move it keeps when the new result has none.
-    #[test]
-    fn racing_stores_of_one_key_yield_one_result_whole() {
-        let key = 0x0f0f_1234_5678_f0f0;
-        race(
-            &[],
-            [stored(key, 0x0333, 33, 2), stored(key, 0x0444, -44, 4)],
-        );
-    }
-
-    /// A full bucket: one store replaces the shallowest entry with a new key while another
-    /// rewrites a second entry of its own key in place, and probes read every key. A probe of
-    /// the replaced key sees its old result or a miss, never the new key's result (which it
-    /// would with a weakened check, since the slot's `data` is nonzero throughout).
-    #[test]
-    fn replacing_and_updating_in_a_full_bucket_never_yield_a_torn_hit() {
-        const FULL: &[Stored] = &[
-            stored(0x1111_0000_0000_0001, 0x0101, 1, 1),
-            stored(0x2222_0000_0000_0002, 0x0202, 2, 6),
-            stored(0x3333_0000_0000_0003, 0x0303, 3, 7),
-            stored(0x4444_0000_0000_0004, 0x0404, 4, 8),
-        ];
-        race(
-            FULL,
-            [
-                stored(0x5555_0000_0000_0005, 0x0505, 5, 2),
-                stored(0x2222_0000_0000_0002, 0x0606, -6, 9),
-            ],
-        );
-    }
-}
+mod loom_tests;

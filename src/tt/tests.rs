@@ -1,4 +1,4 @@
-//! Unit tests of the transposition table (the loom model of its entries is in `mod.rs`).
+//! Unit tests of the transposition table (the loom models of its entries are in `loom_tests.rs`).
 
 use super::*;
 use crate::position::Position;
@@ -126,31 +126,198 @@ fn clear_and_hashfull() {
         tt.store(key, PackedMove::NONE, Score(1), Score(1), 3, Bound::Exact);
     }
     assert!(tt.hashfull() > 900, "{}", tt.hashfull());
-    tt.clear(2);
+    tt.clear();
     assert_eq!(tt.hashfull(), 0);
     assert!(tt.probe(key).is_none());
 }
 
-/// Every chunk reserves a full chunk's size whatever the table's, so that glibc maps each
-/// one on its own and unmaps it on `free` (see the layout notes); the buckets in use are
-/// the table's and no more, each on one cache line, inside the chunk.
+const ALL_PAGES: [Pages; 3] = [Pages::Huge, Pages::System, Pages::Base];
+
+/// Every chunk is a mapping of its own holding exactly its buckets, each on one cache line
+/// (in huge pages: from a 2 MiB boundary); together they hold the table's size and no more.
 #[test]
-fn every_chunk_is_a_mapping_of_its_own() {
-    for mb in [1, 16, 32, 33, 100] {
-        let tt = TranspositionTable::new(mb).unwrap();
-        for c in &tt.chunks {
-            assert!(
-                c.entries.len() >= CHUNK_BUCKETS * ENTRIES_PER_BUCKET,
-                "{mb} MB"
-            );
-            assert!(c.first < ENTRIES_PER_BUCKET, "{mb} MB");
-            assert_eq!(c.bucket(0).as_ptr() as usize % 64, 0, "{mb} MB");
-            assert_eq!(c.used().len(), c.len * ENTRIES_PER_BUCKET, "{mb} MB");
-            assert!(c.first + c.used().len() <= c.entries.len(), "{mb} MB");
+fn chunks_hold_the_table_on_cache_lines() {
+    for pages in ALL_PAGES {
+        for mb in [1, 16, 32, 33, 100] {
+            let tt = TranspositionTable::with_pages(mb, pages).unwrap();
+            for c in &tt.chunks {
+                let start = c.bucket(0).as_ptr().addr();
+                let align = if pages == Pages::Huge && cfg!(target_os = "linux") {
+                    memory::HUGE_PAGE
+                } else {
+                    64
+                };
+                assert_eq!(start % align, 0, "{mb} MB, {pages:?}");
+                assert_eq!(c.used().as_ptr().addr(), start, "{mb} MB, {pages:?}");
+                assert!(c.used().len() <= CHUNK_BUCKETS * ENTRIES_PER_BUCKET);
+            }
+            let used: usize = tt.chunks.iter().map(|c| c.used().len()).sum();
+            assert_eq!(used, tt.buckets * ENTRIES_PER_BUCKET, "{mb} MB, {pages:?}");
+            assert_eq!(used * std::mem::size_of::<Entry>(), mb << 20, "{mb} MB");
         }
-        let used: usize = tt.chunks.iter().map(|c| c.len).sum();
-        assert_eq!(used, tt.buckets, "{mb} MB");
-        assert_eq!(used * std::mem::size_of::<Bucket>(), mb << 20, "{mb} MB");
+    }
+}
+
+/// The entries that are not empty (both words zero).
+fn nonzero(tt: &TranspositionTable) -> usize {
+    tt.chunks
+        .iter()
+        .flat_map(Chunk::used)
+        .filter(|e| e.data.load(Relaxed) != 0 || e.check.load(Relaxed) != 0)
+        .count()
+}
+
+/// Writes every entry of `tt` (a different nonzero pair each) and checks they all read back.
+fn fill(tt: &TranspositionTable) {
+    for (i, e) in tt.chunks.iter().flat_map(Chunk::used).enumerate() {
+        e.data.store(i as u64 + 1, Relaxed);
+        e.check.store(!(i as u64), Relaxed);
+    }
+    let entries = tt.buckets * ENTRIES_PER_BUCKET;
+    assert_eq!(nonzero(tt), entries, "filled");
+}
+
+#[test]
+fn a_new_table_reads_empty() {
+    for pages in ALL_PAGES {
+        for mb in [1, 40] {
+            let tt = TranspositionTable::with_pages(mb, pages).unwrap();
+            assert_eq!(nonzero(&tt), 0, "{mb} MB, {pages:?}");
+            assert!(tt.probe(0x1234_5678_9abc_def0).is_none());
+        }
+    }
+}
+
+/// Each way of emptying a table (writing on all cores with `clear`, giving the pages back
+/// with `discard`, and `discard`'s fallback that writes) leaves every entry zero, in every
+/// kind of pages, and the table works as new afterwards.
+#[test]
+fn emptying_a_full_table_zeroes_every_entry() {
+    type Empty = fn(&mut TranspositionTable);
+    let ways: [(&str, Empty); 3] = [
+        ("clear", |tt| tt.clear()),
+        ("give back", |tt| tt.empty(true)),
+        ("write", |tt| tt.empty(false)),
+    ];
+    for pages in ALL_PAGES {
+        // 40 MB: two chunks, the second partial, so the work is shared between threads.
+        for mb in [1, 40] {
+            for (name, empty) in ways {
+                let mut tt = TranspositionTable::with_pages(mb, pages).unwrap();
+                fill(&tt);
+                tt.new_search();
+                empty(&mut tt);
+                assert_eq!(nonzero(&tt), 0, "{name}: {mb} MB, {pages:?}");
+                assert_eq!(tt.generation.load(Relaxed), 0, "{name}");
+                let key = 0x0fed_cba9_8765_4321;
+                tt.store(key, PackedMove(0x0111), Score(5), Score(6), 7, Bound::Exact);
+                assert_eq!(tt.probe(key).map(|h| h.depth), Some(7), "{name}");
+            }
+        }
+    }
+}
+
+/// A full table is freed and a new one made, as `setoption name Hash` does (the system may
+/// hand the same addresses out again): the new one, of the same size or another, is empty.
+#[test]
+fn a_table_made_after_a_full_one_is_freed_is_empty() {
+    for pages in ALL_PAGES {
+        for (old_mb, new_mb) in [(40, 40), (40, 65), (65, 2)] {
+            let old = TranspositionTable::with_pages(old_mb, pages).unwrap();
+            fill(&old);
+            drop(old);
+            let new = TranspositionTable::with_pages(new_mb, pages).unwrap();
+            assert_eq!(nonzero(&new), 0, "{old_mb} then {new_mb} MB, {pages:?}");
+        }
+    }
+}
+
+/// The off switch: a table in base pages is never backed by huge pages, even where the
+/// kernel's mode is `always` (`MADV_NOHUGEPAGE`), and works as any other.
+#[test]
+fn base_pages_have_no_huge_pages() {
+    let tt = TranspositionTable::with_pages(64, Pages::Base).unwrap();
+    fill(&tt);
+    let huge = tt.huge_page_bytes();
+    assert!(matches!(huge, None | Some(0)), "{huge:?}");
+    assert_eq!(cfg!(target_os = "linux"), huge.is_some());
+}
+
+/// Not in the default run: whether huge pages are given depends on the kernel (its mode in
+/// `/sys/kernel/mm/transparent_hugepage/enabled`, and free 2 MiB pages). Where its mode is
+/// `madvise` or `always`, a filled 64 MB table in huge pages shows them in `AnonHugePages`.
+#[test]
+#[ignore = "depends on the kernel's transparent huge pages"]
+fn huge_pages_show_in_smaps_where_the_kernel_offers_them() {
+    let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .expect("a kernel with transparent huge pages");
+    assert!(
+        !mode.contains("[never]"),
+        "transparent huge pages are off: {mode}"
+    );
+    let tt = TranspositionTable::with_pages(64, Pages::Huge).unwrap();
+    fill(&tt);
+    let huge = tt.huge_page_bytes().unwrap();
+    eprintln!("{} of 64 MB in huge pages", huge >> 20);
+    assert!(huge > 0);
+}
+
+#[test]
+fn the_switches_choose_the_pages_and_the_emptying() {
+    let min = pages::HUGE_PAGES_MIN_MB;
+    let by_size = Policy::parse(None, None);
+    assert_eq!(by_size.pages(min), Pages::Huge);
+    assert_eq!(by_size.pages(min - 1), Pages::System);
+    assert_eq!(by_size.pages(1), Pages::System);
+    assert!(by_size.discard());
+    for off in ["0", "off"] {
+        let p = Policy::parse(Some(off), None);
+        assert_eq!((p.pages(1), p.pages(1 << 14)), (Pages::Base, Pages::Base));
+    }
+    for on in ["1", "on", " 1\n"] {
+        let p = Policy::parse(Some(on), None);
+        assert_eq!((p.pages(1), p.pages(1 << 14)), (Pages::Huge, Pages::Huge));
+    }
+    assert_eq!(Policy::parse(Some("maybe"), None), by_size);
+    assert!(!Policy::parse(None, Some("write")).discard());
+    assert!(Policy::parse(None, Some("discard")).discard());
+}
+
+#[test]
+fn smaps_huge_pages_are_summed_over_the_mappings_that_overlap() {
+    let smaps = "\
+00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/lazuli
+Size:                328 kB
+AnonHugePages:      2048 kB
+7f0000000000-7f0004000000 rw-p 00000000 00:00 0
+Size:              65536 kB
+AnonHugePages:     63488 kB
+THPeligible:    1
+7f0004000000-7f0006000000 rw-p 00000000 00:00 0
+AnonHugePages:      4096 kB
+7f0008000000-7f0008200000 rw-p 00000000 00:00 0
+AnonHugePages:      2048 kB
+VmFlags: rd wr mr mw me ac hg
+";
+    let ranges = [
+        0x7f00_0100_0000..0x7f00_0500_0000,
+        0x7f00_0820_0000..0x7f00_0830_0000,
+    ];
+    assert_eq!(
+        pages::huge_page_bytes_in(smaps, &ranges),
+        (63488 + 4096) * 1024
+    );
+    assert_eq!(pages::huge_page_bytes_in(smaps, &[]), 0);
+}
+
+#[test]
+fn on_all_cores_runs_every_item_once() {
+    for n in [0, 1, 2, 3, 17, 100] {
+        let runs: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+        on_all_cores(runs.iter().collect(), |r| {
+            r.fetch_add(1, Relaxed);
+        });
+        assert!(runs.iter().all(|r| r.load(Relaxed) == 1), "{n} items");
     }
 }
 
