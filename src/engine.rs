@@ -406,9 +406,9 @@ impl Engine {
         self.pool.clear_history();
     }
 
-    /// Empties the table (no search runs). The searches drop their handles to it before the
-    /// engine is idle, so this one is normally the only one, and the table's pages go back to
-    /// the system at once; otherwise every entry is written, on all cores.
+    /// Empties the table (no search runs), on all cores ([`TranspositionTable::discard`]
+    /// writes zeroes unless `LAZULI_TT_CLEAR=discard` asks it to give the pages back, which
+    /// needs the only handle: the searches drop theirs before the engine is idle).
     fn clear_table(&mut self) {
         match Arc::get_mut(&mut self.tt) {
             Some(tt) => tt.discard(),

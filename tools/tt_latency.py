@@ -5,8 +5,8 @@ are worth to the bench.
 `latency`: for each --threads count, one engine process: `setoption name Hash value N` (from
 the default 16 MB), then a search of --fill-ms fills the table (its resident memory and huge
 pages from /proc/PID/status and smaps_rollup are printed), then `ucinewgame`, a search of
---search-ms (the first search pays for the pages the clear gave back: compare its nodes per
-second with the one before the clear), a refill, `setoption name Clear Hash`, a refill, and
+--search-ms (with LAZULI_TT_CLEAR=discard it pays for the pages the clear gave back: compare
+its nodes per second with the one before the clear), a refill, `setoption name Clear Hash`, a refill, and
 `setoption name Hash value 16` (freeing the full table). Each time is from the command to its
 `readyok` (the command and `isready` sent together, as GUIs do).
 
@@ -22,8 +22,8 @@ from a fresh table, so at large sizes it also measures the first touch of its pa
         --rounds 5
 
 Any engine works for `latency` (the build before the change, Stockfish); `bench` needs
-lazuli's. The environment passes on: LAZULI_TT_CLEAR=write makes lazuli write zeroes on
-`ucinewgame` and `Clear Hash` instead of giving the pages back (--clear sets it). Needs an
+lazuli's. The environment passes on: LAZULI_TT_CLEAR=discard makes lazuli give the pages back
+on `ucinewgame` and `Clear Hash` instead of writing zeroes, the default (--clear sets it). Needs an
 otherwise idle machine with memory for the table.
 """
 

@@ -47,13 +47,13 @@
 //!   pages. A smaller table keeps the system's choice, since each huge page costs a 2 MiB
 //!   zeroing when first touched. `LAZULI_HUGE_PAGES` switches this for measurement, and
 //!   [`TranspositionTable::huge_page_bytes`] reports what the kernel did ([`pages`]).
-//! - **Emptying.** [`TranspositionTable::discard`] (`ucinewgame`, `Clear Hash`, with the only
-//!   handle) gives the pages back to the system (`MADV_DONTNEED`, which zeroes a private
-//!   mapping), on all cores: it costs the unmapping of the resident pages, not a write of the
-//!   table, and the pages are zeroed again as the next search touches them.
-//!   [`TranspositionTable::clear`] (a shared table, other systems, `LAZULI_TT_CLEAR=write`)
-//!   writes zeroes on all cores, skipping entries already zero, so pages never touched are
-//!   only read and stay the shared zero page.
+//! - **Emptying.** [`TranspositionTable::clear`] (`ucinewgame`, `Clear Hash`) writes zeroes on
+//!   all cores, skipping entries already zero, so pages never touched are only read and stay
+//!   the shared zero page. [`TranspositionTable::discard`] with `LAZULI_TT_CLEAR=discard`
+//!   gives the pages back instead (`MADV_DONTNEED`, which zeroes a private mapping): `readyok`
+//!   comes at once, but the next search pays for the zeroing page fault by page fault, on its
+//!   own thread, 2 MiB at a time with huge pages; at 16 GB it ran at 2% of its speed for its
+//!   first second, so writing on all cores is the default (docs/measurements.md).
 //! - **Freeing.** Dropping a table discards and unmaps its chunks on all cores, so the memory
 //!   goes back to the system at once, and a new `Hash` does not wait for a 16 GB table to be
 //!   unmapped page by page on one thread.
@@ -336,7 +336,8 @@ impl TranspositionTable {
     /// Empties the table as [`TranspositionTable::clear`] does, faster: its pages go back to
     /// the system (on Linux; on all cores), which costs the unmapping of the pages in use
     /// rather than writing them, and the next search finds zero pages as it touches them.
-    /// Where the system cannot take them back, or with `LAZULI_TT_CLEAR=write`, it writes.
+    /// Only with `LAZULI_TT_CLEAR=discard`; otherwise, and where the system cannot take them
+    /// back, it writes as `clear` does (see the module's notes for why writing is the default).
     pub fn discard(&mut self) {
         self.empty(Policy::get().discard());
     }

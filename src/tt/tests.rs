@@ -269,7 +269,7 @@ fn the_switches_choose_the_pages_and_the_emptying() {
     assert_eq!(by_size.pages(min), Pages::Huge);
     assert_eq!(by_size.pages(min - 1), Pages::System);
     assert_eq!(by_size.pages(1), Pages::System);
-    assert!(by_size.discard());
+    assert!(!by_size.discard(), "writing is the default");
     for off in ["0", "off"] {
         let p = Policy::parse(Some(off), None);
         assert_eq!((p.pages(1), p.pages(1 << 14)), (Pages::Base, Pages::Base));
