@@ -3,22 +3,13 @@
 //! line 1's first move (the main thread's line, never a vote). One thread and depth or node
 //! limits, so every run is the same.
 
-use std::sync::{Arc, Mutex};
-
-use lazuli::{Engine, Limits, ScoreBound, ScoreKind, SearchHandler, SearchInfo, SearchResult};
+use lazuli::{Engine, Limits, ScoreBound, ScoreKind, SearchInfo, SearchResult};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Move, Position as _};
 
-/// Keeps every info line.
-#[derive(Clone, Default)]
-struct Recorder(Arc<Mutex<Vec<SearchInfo>>>);
+mod common;
 
-impl SearchHandler for Recorder {
-    fn on_info(&mut self, info: &SearchInfo) {
-        self.0.lock().unwrap().push(info.clone());
-    }
-    fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
-}
+use common::recorder::Recorder;
 
 /// The first `n` positions of the Bratko-Kopec suite (tests/data/bk.epd).
 fn positions(n: usize) -> Vec<String> {

@@ -1,22 +1,13 @@
 //! Search behaviour through the library facade: mates, zugzwang (the point of verified null
 //! move), limits and determinism.
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use lazuli::{Engine, Limits, Score, ScoreKind, SearchHandler, SearchInfo, SearchResult};
-use shakmaty::Move;
+use lazuli::{Engine, Limits, Score, ScoreKind, SearchResult};
 
-/// Keeps every info line.
-#[derive(Clone, Default)]
-struct Recorder(Arc<Mutex<Vec<SearchInfo>>>);
+mod common;
 
-impl SearchHandler for Recorder {
-    fn on_info(&mut self, info: &SearchInfo) {
-        self.0.lock().unwrap().push(info.clone());
-    }
-    fn on_bestmove(&mut self, _: Option<Move>, _: Option<Move>) {}
-}
+use common::recorder::Recorder;
 
 fn engine(options: &[(&str, &str)]) -> Engine {
     let mut e = Engine::new().unwrap();

@@ -6,6 +6,7 @@
 )]
 
 pub mod c;
+pub mod recorder;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
