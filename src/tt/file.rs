@@ -38,8 +38,8 @@ use std::path::Path;
 use xxhash_rust::xxh3::Xxh3Default;
 
 use super::{
-    Bucket, ENTRIES_PER_BUCKET, Entry, GENERATION_MASK, TranspositionTable, generation_of,
-    stored_depth, unpack,
+    Bucket, ENTRIES_PER_BUCKET, Entry, GENERATION_MASK, TranspositionTable, bucket_index,
+    stored_depth, unpack, worth,
 };
 use crate::error::Error;
 use crate::score::{MAX_PLY, Score};
@@ -181,11 +181,6 @@ impl Header {
             .checked_mul(BUCKET_BYTES as u64)?
             .checked_add(HEADER_BYTES as u64)
     }
-}
-
-/// The bucket of `key` in a table of `buckets` (as `TranspositionTable::bucket` picks it).
-fn bucket_index(key: u64, buckets: u64) -> u64 {
-    ((u128::from(key) * u128::from(buckets)) >> 64) as u64
 }
 
 /// Why an entry could not have been written by `store`, if it could not.
@@ -497,20 +492,14 @@ impl TranspositionTable {
                 }
                 return false;
             }
-            let age = i32::from(generation.wrapping_sub(generation_of(old)) & GENERATION_MASK);
-            let worth = if old == 0 {
-                i32::MIN
-            } else {
-                stored_depth(old) - 8 * age
-            };
+            let worth = worth(old, generation);
             if worth < target_worth {
                 target_worth = worth;
                 target = e;
             }
         }
         let filled = target_worth == i32::MIN;
-        let age = i32::from(generation.wrapping_sub(generation_of(data)) & GENERATION_MASK);
-        if !filled && target_worth >= stored_depth(data) - 8 * age {
+        if !filled && target_worth >= worth(data, generation) {
             return false;
         }
         target.data.store(data, Relaxed);

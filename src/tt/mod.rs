@@ -276,6 +276,24 @@ fn stored_depth(data: u64) -> i32 {
     ((data >> 48) & 0xff) as i32
 }
 
+/// What keeping the entry `data` is worth when a bucket needs a slot, `generation` being the
+/// current one: its stored depth, eight plies less per generation of age; an empty entry is
+/// worth least.
+#[inline]
+fn worth(data: u64, generation: u8) -> i32 {
+    if data == 0 {
+        return i32::MIN;
+    }
+    let age = i32::from(generation.wrapping_sub(generation_of(data)) & GENERATION_MASK);
+    stored_depth(data) - 8 * age
+}
+
+/// The bucket of `key` among `buckets`: the high half of `key * buckets` (the layout notes).
+#[inline]
+fn bucket_index(key: u64, buckets: u64) -> u64 {
+    ((u128::from(key) * u128::from(buckets)) >> 64) as u64
+}
+
 /// The shared transposition table. See the module documentation for its concurrency contract.
 pub struct TranspositionTable {
     chunks: Vec<Chunk>,
@@ -374,7 +392,7 @@ impl TranspositionTable {
     }
 
     fn bucket(&self, key: u64) -> &Bucket {
-        let index = ((u128::from(key) * self.buckets as u128) >> 64) as usize;
+        let index = bucket_index(key, self.buckets as u64) as usize;
         self.chunks[index >> CHUNK_SHIFT].bucket(index & (CHUNK_BUCKETS - 1))
     }
 
@@ -432,12 +450,7 @@ impl TranspositionTable {
                 e.check.store(key ^ new, Relaxed);
                 return;
             }
-            let age = i32::from(generation.wrapping_sub(generation_of(data)) & GENERATION_MASK);
-            let worth = if data == 0 {
-                i32::MIN
-            } else {
-                stored_depth(data) - 8 * age
-            };
+            let worth = worth(data, generation);
             if worth < target_worth {
                 target_worth = worth;
                 target = e;
