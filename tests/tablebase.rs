@@ -63,7 +63,7 @@ fn last_score(lines: &[String]) -> (String, i32) {
     let info = lines
         .iter()
         .rev()
-        .find(|l| l.starts_with("info depth"))
+        .find(|l| l.starts_with("info depth") && !l.contains(" currmove "))
         .expect("an info line");
     let mut it = info
         .split_whitespace()
