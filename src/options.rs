@@ -355,8 +355,8 @@ impl Options {
         true
     }
 
-    /// The fractional skill level to play at: `UCI_Elo`'s with `UCI_LimitStrength`, else
-    /// `Skill Level`; 20 is full strength.
+    /// The strength to play at (search/skill.rs), 0 to 20: `UCI_Elo`'s with
+    /// `UCI_LimitStrength`, else `Skill Level`; 20 is full strength.
     pub fn strength_level(&self) -> f64 {
         if self.limit_strength {
             level_for_elo(self.elo)

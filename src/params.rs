@@ -285,40 +285,42 @@ pub(crate) const WDL_BS: [f64; 4] = [71.798820, -53.581229, -4.353022, 146.51452
 // Limited strength: `Skill Level`, `UCI_LimitStrength` and `UCI_Elo` (search/skill.rs).
 // ---------------------------------------------------------------------------------------------
 
-/// The top skill level: full strength, no weakening (Stockfish's 20).
+/// The top skill level: full strength, no weakening (Stockfish's 20). Below it the strength is
+/// a real number `s` in `[0, 20)` (`Skill Level`, or `UCI_Elo` through [`SKILL_ELO_ANCHORS`]),
+/// and every knob below is a continuous function of `s` that reaches full strength at 20.
 pub(crate) const SKILL_MAX_LEVEL: i64 = 20;
-/// The range of `UCI_Elo`.
+/// The lowest `UCI_Elo` (the bottom of newer Stockfish versions' range; 15.1's is 1350).
 pub(crate) const SKILL_ELO_MIN: i64 = 1320;
-/// See [`SKILL_ELO_MIN`].
-pub(crate) const SKILL_ELO_MAX: i64 = 2800;
-/// `UCI_Elo` to a fractional skill level: piecewise linear between these (Elo, level) anchors,
-/// clamped at the ends (below the first, its level; above the last, full strength). The Elo of
-/// each level as measured against Stockfish 15.1's own `UCI_Elo` at 10 s + 0.1 s (README,
-/// "Limited strength"): levels 6, 12 and 18 on build 7640276, 20 to 40 games each (intervals
-/// of +-100 to +-200), full strength from the 200-game match of build 8664835. First points:
-/// to be refined with more games.
+/// `UCI_Elo` to strength: piecewise linear between these (Elo, strength) anchors, clamped at
+/// the ends. Written by `tools/calibrate.py --write-params` from games against Stockfish 15.1's
+/// own `UCI_Elo` (docs/limited-strength.md, "Calibration"); the last anchor is full strength.
 pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 4] = [
     (1280, 6.0),
     (1650, 12.0),
     (1880, 18.0),
     (2230, SKILL_MAX_LEVEL as f64),
 ];
-/// A weakened search looks at this many principal variations at least (Stockfish: 4), the
-/// candidates of the pick.
-pub(crate) const SKILL_MULTIPV: usize = 4;
-/// The pick's weakness is `SKILL_WEAKNESS_BASE - SKILL_WEAKNESS_PER_LEVEL * level` (Stockfish:
+/// The highest `UCI_Elo`: full strength as measured, the last anchor.
+pub(crate) const SKILL_ELO_MAX: i64 = SKILL_ELO_ANCHORS[SKILL_ELO_ANCHORS.len() - 1].0;
+/// The node budget of a weakened search (over all threads) is `SKILL_NODES_AT_ZERO *
+/// 2^(SKILL_NODE_DOUBLINGS_PER_LEVEL * s)`: 256 at 0, 16,384 at 8, about 5 million at 19,
+/// where the clock of any usual time control ends the search first. Depth 1 always completes.
+pub(crate) const SKILL_NODES_AT_ZERO: f64 = 3072.0;
+/// See [`SKILL_NODES_AT_ZERO`].
+pub(crate) const SKILL_NODE_DOUBLINGS_PER_LEVEL: f64 = 0.45;
+/// The pick's candidates: the best `1 + round((SKILL_LINES_AT_ZERO - 1) * (1 - s / 20))` lines
+/// of the search (Stockfish: always 4); one line (no pick) from strength 19.
+pub(crate) const SKILL_LINES_AT_ZERO: f64 = 4.0;
+/// The pick's weakness is `SKILL_WEAKNESS_BASE - SKILL_WEAKNESS_PER_LEVEL * s` (Stockfish:
 /// `120 - 2 * level`).
-pub(crate) const SKILL_WEAKNESS_BASE: i32 = 120;
+pub(crate) const SKILL_WEAKNESS_BASE: f64 = 110.0;
 /// See [`SKILL_WEAKNESS_BASE`].
-pub(crate) const SKILL_WEAKNESS_PER_LEVEL: i32 = 2;
-/// The random part of the pick is at most the spread of the candidates' scores, capped at this
-/// many centipawns (Stockfish: `PawnValue`).
-pub(crate) const SKILL_MAX_DELTA: i32 = 100;
+pub(crate) const SKILL_WEAKNESS_PER_LEVEL: f64 = 1.5;
+/// The random part of the pick is at most the spread of the candidates' scores, capped at
+/// `SKILL_MAX_DELTA_AT_ZERO * (1 - s / 20)` centipawns (Stockfish: always a pawn, 100).
+pub(crate) const SKILL_MAX_DELTA_AT_ZERO: f64 = 105.0;
 /// The pick's push is divided by this (Stockfish: 128).
-pub(crate) const SKILL_PUSH_DIVISOR: i32 = 128;
-/// A weakened search stops after `SKILL_NODES_BASE * 2^(level / 2)` nodes (over all threads)
-/// and at depth `level + 1` (Stockfish picks at that depth), whichever comes first.
-pub(crate) const SKILL_NODES_BASE: f64 = 1024.0;
+pub(crate) const SKILL_PUSH_DIVISOR: i64 = 128;
 
 #[cfg(test)]
 mod tests {

@@ -24,9 +24,11 @@ chess`); the fit, the chart and --self-test need only the standard library.
 
 The time control: Stockfish's scale was fitted at 60 s + 0.6 s, one thread, 64 MB of hash
 (its search.cpp, `Skill`: "a fit through Ordo derived Elo for match (TC 60+0.6) results",
-anchored to CCRL 40/4; Stockfish pull request #2225). The default here is 10 s + 0.1 s, which
-two cores can play in hours rather than a day; on a 16-core machine pass --tc 60+0.6
-(docs/limited-strength.md, "Calibrating", has both costs). Both engines get one thread.
+anchored to CCRL 40/4; Stockfish pull request #2225). The default here is 5 s + 0.05 s, which
+two cores play in about an hour (500 games); below the top of the scale both engines' weak
+levels choose at a fixed depth or node count that the clock seldom cuts short, so the time
+control moves mostly the top. On a 16-core machine pass --tc 60+0.6 (docs/limited-strength.md,
+"Calibrating", has the costs). Both engines get one thread.
 """
 
 import argparse
@@ -51,8 +53,8 @@ PARAMS = os.path.join(ROOT, "src", "params.rs")
 # The full run's points: each level against a Stockfish UCI_Elo near where it is expected to
 # play (issue 36: UCI_Elo 1800, level 15.4, scored 82.5% against 1800; level 0 of an older
 # build lost every game to 1350). A point far from 50% says where to move its opponent.
-FULL_POINTS = "0:1350,4:1500,8:1750,12:2000,16:2250,19:2550,20:2850"
-QUICK_POINTS = "0:1350,20:2850"
+FULL_POINTS = "0:1350,5:1750,10:2050,15:2350,20:2600"
+QUICK_POINTS = "0:1350,20:2600"
 SF_ELO_RANGE = (1350, 2850)
 
 
@@ -441,17 +443,14 @@ def report(args, records):
         if top[1] == 20.0 and top[0] > 2850:
             print(f"note: full strength at {top[0]} lies beyond Stockfish 15.1's 2850: placed by the "
                   f"logistic extrapolation of its score against the strongest opponent played")
-        if top[1] == 20.0 and top[0] > 2800:
-            print("note: above SKILL_ELO_MAX (2800): the option's range (params.rs, tests/uci.rs, README) "
-                  "is a separate change")
         if args.write_params:
             with open(args.params) as f:
                 text = f.read()
             with open(args.params, "w") as f:
                 f.write(cfit.replace_anchors(text, anchor_list))
-            print(f"wrote SKILL_ELO_ANCHORS into {args.params}; yours to update: its doc comment, and "
-                  "tests/uci.rs's UCI_Elo 1650 = Skill Level 12 (an anchor of today's table), "
-                  "README's UCI_Elo row and docs/limited-strength.md's table")
+            print(f"wrote SKILL_ELO_ANCHORS into {args.params} (UCI_Elo's top, SKILL_ELO_MAX, is its last "
+                  "anchor; tests/limited_strength.rs reads them); yours to update: README's table and "
+                  "docs/limited-strength.md's")
     if args.svg:
         lo_x, hi_x = min(knots), max(knots)
         samples = [lo_x + (hi_x - lo_x) * i / 100 for i in range(101)]
@@ -476,8 +475,8 @@ def main(argv=None):
     ap.add_argument("--mode", choices=("skill", "elo"), default="skill",
                     help="skill: points are Skill Levels (the calibration); elo: UCI_Elo labels (the check)")
     ap.add_argument("--points", help=f"LEVEL:SF_ELO,... (default {FULL_POINTS}; --quick {QUICK_POINTS})")
-    ap.add_argument("--pairs", type=int, help="game pairs per point (default 64; --quick 2)")
-    ap.add_argument("--tc", help="BASE+INC seconds (default 10+0.1; --quick 1+0.01)")
+    ap.add_argument("--pairs", type=int, help="game pairs per point (default 50; --quick 2)")
+    ap.add_argument("--tc", help="BASE+INC seconds (default 5+0.05; --quick 1+0.01)")
     ap.add_argument("--concurrency", type=int, default=1, help="games at once: at most the cores")
     ap.add_argument("--hash", type=int, default=64, help="MB, each engine (Stockfish's calibration: 64)")
     ap.add_argument("--book", default=BOOK)
@@ -505,8 +504,8 @@ def main(argv=None):
         sys.exit(f"--model {args.model}: pwl or poly1..poly9")
     q = args.quick
     args.points = args.points or (QUICK_POINTS if q else FULL_POINTS)
-    args.pairs = args.pairs if args.pairs is not None else (2 if q else 64)
-    args.tc = args.tc or ("1+0.01" if q else "10+0.1")
+    args.pairs = args.pairs if args.pairs is not None else (2 if q else 50)
+    args.tc = args.tc or ("1+0.01" if q else "5+0.05")
     args.results = args.results or ("calibration-quick.jsonl" if q else "calibration.jsonl")
     args.bootstrap = args.bootstrap if args.bootstrap is not None else (100 if q else 1000)
     base, _, inc = args.tc.partition("+")

@@ -25,7 +25,7 @@ pub enum NullMoveMode {
 }
 
 /// Settings fixed for one search, taken from the engine options.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct SearchConfig {
     /// The null-move scheme.
     pub null_move: NullMoveMode,

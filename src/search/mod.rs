@@ -164,15 +164,11 @@ impl<'a> Searcher<'a> {
     /// windows. Returns this thread's result for the best-thread vote.
     pub(crate) fn iterate(&mut self) -> ThreadResult {
         let skill = self.job.config.skill;
-        // Only the main thread stops at the depth limit (and at limited strength's depth);
-        // helpers search on until it stops them (as in Stockfish), so no core idles while the
-        // main thread finishes its last depth.
+        // Only the main thread stops at the depth limit; helpers search on until it stops them
+        // (as in Stockfish), so no core idles while the main thread finishes its last depth.
         let mut max_depth = MAX_PLY as u32 - 1;
         if self.main.is_some()
-            && let Some(d) = [self.job.limits.depth, skill.map(|s| s.depth())]
-                .into_iter()
-                .flatten()
-                .min()
+            && let Some(d) = self.job.limits.depth
         {
             max_depth = d.clamp(1, max_depth);
         }

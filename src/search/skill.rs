@@ -1,30 +1,34 @@
 //! Limited strength: `Skill Level`, or `UCI_LimitStrength` with `UCI_Elo`, after Stockfish's
-//! `Skill` (search.cpp, Stockfish 15.1). A weakened search plays like a weaker player: it looks
-//! less far and then, among its best few lines, prefers a worse one by a random margin.
+//! `Skill` (search.cpp, Stockfish 15.1) with a node budget in place of its depth. A weakened
+//! search plays like a weaker player: it sees less (a few hundred nodes at the bottom, which
+//! is depth 1 and its captures), and among the moves it thinks good it prefers a worse one by
+//! a random margin; the stronger, the fewer the candidates and the smaller the margin.
 //!
-//! 1. The level (0 to 19; 20 is full strength and no weakening): `Skill Level`, or with
-//!    `UCI_LimitStrength` the `UCI_Elo` mapped to a fractional level by
-//!    [`SKILL_ELO_ANCHORS`], which is rounded up with the probability of its fraction
-//!    (Stockfish 15.1 `Search::think`, so that an Elo between two levels plays a mix of both).
-//! 2. The search: at least [`SKILL_MULTIPV`] lines (only the `MultiPV` lines asked for are
-//!    reported), stopped at depth `level + 1` (where Stockfish picks) and after the level's
-//!    node budget, `SKILL_NODES_BASE * 2^(level / 2)`. Both only ever shorten the search that
-//!    the GUI's limits allow: the clock still applies, and a node budget spent while pondering
-//!    ends the main thread's search without sending the best move before `ponderhit`.
+//! 1. The strength `s`, a real number: `Skill Level` (0 to 20), or with `UCI_LimitStrength`
+//!    the `UCI_Elo` through [`SKILL_ELO_ANCHORS`] (the calibration). 20 is full strength:
+//!    no weakening at all. Every knob below is continuous in `s` and reaches full strength's
+//!    value at 20, so the scale has no jump at its top (docs/limited-strength.md).
+//! 2. The search: the best [`Skill::lines`] lines (only the `MultiPV` lines asked for are
+//!    reported), stopped after the node budget `SKILL_NODES_AT_ZERO * 2^(0.75 s)` over all
+//!    threads once depth 1 is complete. The budget only ever shortens the search that the
+//!    GUI's limits allow: the clock still applies, and a budget spent while pondering ends
+//!    the main thread's search without sending the best move before `ponderhit`.
 //! 3. The pick, after each completed iteration, among its lines ([`Skill::pick`], Stockfish's
-//!    `Skill::pick_best`): `weakness = 120 - 2 * level`, `delta = min(top - the last line's
-//!    score, a pawn)`, and each line scores `score + (weakness * (top - score) + delta *
-//!    (random % weakness)) / 128`; the highest wins (the later line on a tie).
+//!    `Skill::pick_best`): `weakness = 120 - 2 s`, `delta = min(top - the last line's score,
+//!    the margin)` with the margin `SKILL_MAX_DELTA_AT_ZERO * (1 - s / 20)`, and each line
+//!    scores `score + (weakness * (top - score) + delta * (random % weakness)) / 128`; the
+//!    highest wins (the later line on a tie).
 //! 4. The move played is the main thread's pick of its last completed iteration (the helpers'
 //!    vote is skipped, as in Stockfish); it is always one of the legal root moves.
 //!
 //! Randomness: one [`Rng`] per search, seeded at `go` from `Skill Seed` and the position's key
-//! (the same seed and position give the same level and pick), or from the clock when `Skill
-//! Seed` is 0 (a new game every time, as Stockfish's `PRNG(now())`).
+//! (the same seed and position give the same pick), or from the clock when `Skill Seed` is 0
+//! (a new game every time, as Stockfish's `PRNG(now())`).
 
 use crate::params::{
-    SKILL_ELO_ANCHORS, SKILL_MAX_DELTA, SKILL_MAX_LEVEL, SKILL_MULTIPV, SKILL_NODES_BASE,
-    SKILL_PUSH_DIVISOR, SKILL_WEAKNESS_BASE, SKILL_WEAKNESS_PER_LEVEL,
+    SKILL_ELO_ANCHORS, SKILL_LINES_AT_ZERO, SKILL_MAX_DELTA_AT_ZERO, SKILL_MAX_LEVEL,
+    SKILL_NODE_DOUBLINGS_PER_LEVEL, SKILL_NODES_AT_ZERO, SKILL_PUSH_DIVISOR, SKILL_WEAKNESS_BASE,
+    SKILL_WEAKNESS_PER_LEVEL,
 };
 use crate::rng::Rng;
 
@@ -32,10 +36,10 @@ use super::root::RootMove;
 
 /// The weakening of one search. `None` in [`SearchConfig`](super::SearchConfig) means full
 /// strength.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Skill {
-    /// The whole level, 0 to 19.
-    pub level: u32,
+    /// The strength, in `[0, 20)`.
+    pub strength: f64,
     /// The node budget of the search, over all threads.
     pub nodes: u64,
     /// Seeds the pick's generator.
@@ -43,33 +47,37 @@ pub(crate) struct Skill {
 }
 
 impl Skill {
-    /// The weakening for a fractional `level` (0.0 to 20.0), `None` at full strength; `seed`
-    /// fixes the rounding of the level and every pick.
-    pub(crate) fn new(level: f64, seed: u64) -> Option<Skill> {
-        let mut rng = Rng::new(seed);
-        // 1. A fractional level is rounded up with the probability of its fraction.
-        let whole = level.clamp(0.0, SKILL_MAX_LEVEL as f64).floor();
-        let fraction = level - whole;
-        let up = f64::from(rng.next_f32()) < fraction;
-        let level = whole as u32 + u32::from(up);
-        if i64::from(level) >= SKILL_MAX_LEVEL {
+    /// The weakening at `strength` (clamped to 0..20), `None` at full strength; `seed` fixes
+    /// every pick.
+    pub(crate) fn new(strength: f64, seed: u64) -> Option<Skill> {
+        let strength = strength.clamp(0.0, SKILL_MAX_LEVEL as f64);
+        if strength >= SKILL_MAX_LEVEL as f64 {
             return None;
         }
+        let doublings = SKILL_NODE_DOUBLINGS_PER_LEVEL * strength;
         Some(Skill {
-            level,
-            nodes: (SKILL_NODES_BASE * 2f64.powf(f64::from(level) / 2.0)) as u64,
-            seed: rng.next_u64(),
+            strength,
+            nodes: (SKILL_NODES_AT_ZERO * doublings.exp2()) as u64,
+            seed: Rng::new(seed).next_u64(),
         })
     }
 
-    /// Step 2: the deepest iteration.
-    pub(crate) fn depth(&self) -> u32 {
-        self.level + 1
+    /// What is left of the weakening, 1 at strength 0 and 0 at full strength.
+    fn remaining(&self) -> f64 {
+        1.0 - self.strength / SKILL_MAX_LEVEL as f64
     }
 
-    /// Step 2: the lines searched when `multipv` are asked for.
+    /// Step 2: the lines searched when `multipv` are asked for: the pick's candidates.
     pub(crate) fn lines(&self, multipv: usize) -> usize {
-        multipv.max(SKILL_MULTIPV)
+        let candidates = 1.0 + ((SKILL_LINES_AT_ZERO - 1.0) * self.remaining()).round();
+        multipv.max(candidates as usize)
+    }
+
+    /// Step 3: the weakness and the cap of `delta`, in centipawns.
+    fn weakness_and_margin(&self) -> (i64, i64) {
+        let weakness = SKILL_WEAKNESS_BASE - SKILL_WEAKNESS_PER_LEVEL * self.strength;
+        let margin = SKILL_MAX_DELTA_AT_ZERO * self.remaining();
+        (weakness.round().max(1.0) as i64, margin.round() as i64)
     }
 
     /// Step 3: the index of the chosen move among the first `lines` root moves, which a completed
@@ -77,15 +85,14 @@ impl Skill {
     pub(crate) fn pick(&self, root_moves: &[RootMove], lines: usize) -> usize {
         let lines = lines.clamp(1, root_moves.len());
         let mut rng = Rng::new(self.seed);
+        let (weakness, margin) = self.weakness_and_margin();
         let top = i64::from(root_moves[0].score.0);
-        let delta = (top - i64::from(root_moves[lines - 1].score.0)).min(SKILL_MAX_DELTA.into());
-        let weakness =
-            i64::from(SKILL_WEAKNESS_BASE - SKILL_WEAKNESS_PER_LEVEL * self.level as i32);
+        let delta = (top - i64::from(root_moves[lines - 1].score.0)).min(margin);
         let mut best = (i64::MIN, 0);
         for (i, rm) in root_moves[..lines].iter().enumerate() {
             let score = i64::from(rm.score.0);
             let random = (rng.next_u64() % weakness as u64) as i64;
-            let push = (weakness * (top - score) + delta * random) / i64::from(SKILL_PUSH_DIVISOR);
+            let push = (weakness * (top - score) + delta * random) / SKILL_PUSH_DIVISOR;
             if score + push >= best.0 {
                 best = (score + push, i);
             }
@@ -94,8 +101,7 @@ impl Skill {
     }
 }
 
-/// Step 1: the fractional skill level of `elo`: piecewise linear between the anchors, clamped at
-/// their ends.
+/// Step 1: the strength of `elo`: piecewise linear between the anchors, clamped at their ends.
 pub(crate) fn level_for_elo(elo: i64) -> f64 {
     let anchors = &SKILL_ELO_ANCHORS;
     let (first, last) = (anchors[0], anchors[anchors.len() - 1]);
@@ -116,7 +122,10 @@ pub(crate) fn level_for_elo(elo: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::{SKILL_ELO_MAX, SKILL_ELO_MIN};
+    use crate::params::{
+        SKILL_ELO_MAX, SKILL_ELO_MIN, SKILL_LINES_AT_ZERO, SKILL_MAX_DELTA_AT_ZERO,
+        SKILL_NODES_AT_ZERO,
+    };
     use crate::score::Score;
     use shakmaty::{Move, Role, Square};
 
@@ -154,24 +163,35 @@ mod tests {
         let middle = level_for_elo((e0 + e1) / 2);
         let one_elo = (l1 - l0) / (e1 - e0) as f64;
         assert!((middle - (l0 + l1) / 2.0).abs() <= one_elo, "{middle}");
-        let mut previous = (0.0, 0);
+        let mut previous = 0.0;
         for elo in SKILL_ELO_MIN..=SKILL_ELO_MAX {
             let level = level_for_elo(elo);
-            assert!(level >= previous.0, "monotone at {elo}");
-            previous.0 = level;
+            assert!(level >= previous, "monotone at {elo}");
+            previous = level;
         }
-        for level in 0..20 {
-            let skill = Skill::new(f64::from(level), 9).unwrap();
-            assert_eq!(skill.level, level as u32);
-            assert_eq!(skill.depth(), level as u32 + 1);
-            assert!(skill.nodes > previous.1, "budget grows at level {level}");
-            previous.1 = skill.nodes;
+        // Every knob moves one way with the strength and meets full strength at 20: the
+        // budget grows, the candidates and the margin shrink to one line and nothing.
+        let mut last: Option<Skill> = None;
+        for tenth in 0..200 {
+            let skill = Skill::new(f64::from(tenth) / 10.0, 9).unwrap();
+            if let Some(last) = last {
+                assert!(
+                    skill.nodes > last.nodes,
+                    "budget grows at {}",
+                    skill.strength
+                );
+                assert!(skill.lines(1) <= last.lines(1));
+                let ((w, m), (lw, lm)) = (skill.weakness_and_margin(), last.weakness_and_margin());
+                assert!(w <= lw && m <= lm, "at {}", skill.strength);
+            }
+            last = Some(skill);
         }
-        // A fractional level plays both neighbours, in proportion.
-        let ups = (0..1000)
-            .filter(|&seed| Skill::new(7.25, seed).unwrap().level == 8)
-            .count();
-        assert!((150..350).contains(&ups), "{ups}");
+        let (bottom, top) = (Skill::new(0.0, 9).unwrap(), last.unwrap());
+        assert_eq!(bottom.nodes, SKILL_NODES_AT_ZERO as u64);
+        assert_eq!(bottom.lines(1), SKILL_LINES_AT_ZERO as usize);
+        assert_eq!(top.lines(1), 1, "no pick just below full strength");
+        assert!(top.weakness_and_margin().1 <= 1 + SKILL_MAX_DELTA_AT_ZERO as i64 / 100);
+        assert_eq!(bottom.lines(8), 8, "MultiPV asked for is searched");
     }
 
     #[test]

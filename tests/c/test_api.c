@@ -151,18 +151,20 @@ static void test_search_with_callbacks(void) {
     lazuli_engine_free(e);
 }
 
-/* Limited strength through the option table: a seeded level-0 search plays a legal move, the
-   same one twice. A node limit, not a clock: the move picked depends on the depth reached, and
-   a clock makes that depend on the machine's load (a 1 s clock failed here on a busy CI run). */
+/* Limited strength as over UCI: UCI_Elo 1320 (1319 refused), seeded, plays a legal move, the same
+   twice, its node budget ending the search shallower than full strength's 20000 nodes (a node
+   limit: with a clock the move depends on the machine's load, which failed a busy CI run). */
 static void test_limited_strength(void) {
-    char moves[2][16];
-    for (int i = 0; i < 2; i++) {
+    char moves[3][16];
+    int depths[3];
+    for (int i = 0; i < 3; i++) {
         lazuli_engine *e = new_engine();
-        CHECK_RESULT(lazuli_engine_set_option(e, "UCI_LimitStrength", "true"), LAZULI_RESULT_OK);
+        CHECK_RESULT(lazuli_engine_set_option(e, "UCI_LimitStrength", i < 2 ? "true" : "false"),
+                     LAZULI_RESULT_OK);
+        CHECK_RESULT(lazuli_engine_set_option(e, "UCI_Elo", "1319"), LAZULI_RESULT_INVALID_OPTION);
         CHECK_RESULT(lazuli_engine_set_option(e, "UCI_Elo", "1320"), LAZULI_RESULT_OK);
         CHECK_RESULT(lazuli_engine_set_option(e, "Skill Seed", "42"), LAZULI_RESULT_OK);
-        CHECK_RESULT(lazuli_engine_set_option(e, "Skill Level", "21"),
-                     LAZULI_RESULT_INVALID_OPTION);
+        CHECK_RESULT(lazuli_engine_set_option(e, "Skill Level", "21"), LAZULI_RESULT_INVALID_OPTION);
         CHECK_RESULT(lazuli_engine_set_position(e, NULL, "e2e4 e7e5 g1f3"), LAZULI_RESULT_OK);
         lazuli_limits limits = lazuli_limits_default();
         limits.nodes = 20000;
@@ -171,9 +173,11 @@ static void test_limited_strength(void) {
         CHECK_RESULT(lazuli_engine_go(e, &limits, on_info, on_bestmove, &r), LAZULI_RESULT_OK);
         CHECK_RESULT(lazuli_engine_wait(e, moves[i], sizeof moves[i]), LAZULI_RESULT_OK);
         CHECK(is_legal(e, moves[i]));
+        depths[i] = r.last_depth;
         lazuli_engine_free(e);
     }
     CHECK(strcmp(moves[0], moves[1]) == 0);
+    CHECK(depths[0] == depths[1] && depths[0] < depths[2]);
 }
 
 static void test_mate_and_no_move(void) {
