@@ -294,11 +294,12 @@ pub(crate) const SKILL_ELO_MIN: i64 = 1320;
 /// `UCI_Elo` to strength: piecewise linear between these (Elo, strength) anchors, clamped at
 /// the ends. Written by `tools/calibrate.py --write-params` from games against Stockfish 15.1's
 /// own `UCI_Elo` (docs/limited-strength.md, "Calibration"); the last anchor is full strength.
-pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 4] = [
-    (1280, 6.0),
-    (1650, 12.0),
-    (1880, 18.0),
-    (2230, SKILL_MAX_LEVEL as f64),
+pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 5] = [
+    (1338, 0.0),
+    (1872, 5.0),
+    (1884, 10.0),
+    (2220, 15.0),
+    (2394, SKILL_MAX_LEVEL as f64),
 ];
 /// The highest `UCI_Elo`: full strength as measured, the last anchor.
 pub(crate) const SKILL_ELO_MAX: i64 = SKILL_ELO_ANCHORS[SKILL_ELO_ANCHORS.len() - 1].0;
