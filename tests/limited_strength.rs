@@ -76,7 +76,7 @@ fn limited_strength_options_are_validated_and_listed() {
         "option name Skill Level type spin default 20 min 0 max 20".to_owned(),
         "option name Skill Seed type spin default 0 min 0 max 4294967295".to_owned(),
     ] {
-        assert!(lines.iter().any(|l| *l == option), "{option}: {lines:#?}");
+        assert!(lines.contains(&option), "{option}: {lines:#?}");
     }
     for (name, value) in [
         ("UCI_Elo", "1319".to_owned()),
