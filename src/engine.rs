@@ -509,7 +509,7 @@ impl Engine {
                 lmr: o.lmr,
                 pruning: o.pruning,
                 multipv: o.multipv,
-                skill: Skill::new(o.strength_level(), skill_seed(o.skill_seed, pos.key())),
+                skill: Skill::new(o.strength(), skill_seed(o.skill_seed, pos.key())),
             },
             limits,
             start,

@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::error::Error;
 use crate::params::{MOVE_OVERHEAD_MS, SKILL_ELO_MAX, SKILL_ELO_MIN, SKILL_MAX_LEVEL};
 use crate::search::NullMoveMode;
-use crate::search::skill::level_for_elo;
+use crate::search::skill::strength_for_elo;
 
 /// The engine's name and version, as `uci` reports them.
 pub const NAME: &str = concat!("lazuli ", env!("CARGO_PKG_VERSION"));
@@ -357,9 +357,9 @@ impl Options {
 
     /// The strength to play at (search/skill.rs), 0 to 20: `UCI_Elo`'s with
     /// `UCI_LimitStrength`, else `Skill Level`; 20 is full strength.
-    pub fn strength_level(&self) -> f64 {
+    pub fn strength(&self) -> f64 {
         if self.limit_strength {
-            level_for_elo(self.elo)
+            strength_for_elo(self.elo)
         } else {
             self.skill_level as f64
         }

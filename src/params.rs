@@ -304,13 +304,13 @@ pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 5] = [
 /// The highest `UCI_Elo`: full strength as measured, the last anchor.
 pub(crate) const SKILL_ELO_MAX: i64 = SKILL_ELO_ANCHORS[SKILL_ELO_ANCHORS.len() - 1].0;
 /// The node budget of a weakened search (over all threads) is `SKILL_NODES_AT_ZERO *
-/// 2^(SKILL_NODE_DOUBLINGS_PER_LEVEL * s)`: 256 at 0, 16,384 at 8, about 5 million at 19,
-/// where the clock of any usual time control ends the search first. Depth 1 always completes.
+/// 2^(SKILL_NODE_DOUBLINGS_PER_LEVEL * s)`: 3,072 at 0, about 70,000 at 10 and 1.1 million at
+/// 19, where the clock of a short time control ends the search first. Depth 1 always completes.
 pub(crate) const SKILL_NODES_AT_ZERO: f64 = 3072.0;
 /// See [`SKILL_NODES_AT_ZERO`].
 pub(crate) const SKILL_NODE_DOUBLINGS_PER_LEVEL: f64 = 0.45;
 /// The pick's candidates: the best `1 + round((SKILL_LINES_AT_ZERO - 1) * (1 - s / 20))` lines
-/// of the search (Stockfish: always 4); one line (no pick) from strength 19.
+/// of the search (Stockfish: always 4); one line (no pick) above strength 16.7.
 pub(crate) const SKILL_LINES_AT_ZERO: f64 = 4.0;
 /// The pick's weakness is `SKILL_WEAKNESS_BASE - SKILL_WEAKNESS_PER_LEVEL * s` (Stockfish:
 /// `120 - 2 * level`).

@@ -51,8 +51,9 @@ ROOT = os.path.dirname(HERE)
 BOOK = os.path.join(HERE, "books", "noob_3moves_every15.epd")
 PARAMS = os.path.join(ROOT, "src", "params.rs")
 # The full run's points: each level against a Stockfish UCI_Elo near where it is expected to
-# play (issue 36: UCI_Elo 1800, level 15.4, scored 82.5% against 1800; level 0 of an older
-# build lost every game to 1350). A point far from 50% says where to move its opponent.
+# play (placed by short probes, docs/limited-strength.md; the calibration of da0fc3c measured
+# them at 48% to 67% except 10:2050, 15:2350 and 20:2600 at 27% to 32%). A point far from 50%
+# says where to move its opponent.
 FULL_POINTS = "0:1350,5:1750,10:2050,15:2350,20:2600"
 QUICK_POINTS = "0:1350,20:2600"
 SF_ELO_RANGE = (1350, 2850)

@@ -1,20 +1,20 @@
 //! Limited strength: `Skill Level`, or `UCI_LimitStrength` with `UCI_Elo`, after Stockfish's
 //! `Skill` (search.cpp, Stockfish 15.1) with a node budget in place of its depth. A weakened
-//! search plays like a weaker player: it sees less (a few hundred nodes at the bottom, which
-//! is depth 1 and its captures), and among the moves it thinks good it prefers a worse one by
-//! a random margin; the stronger, the fewer the candidates and the smaller the margin.
+//! search plays like a weaker player: it sees less (3,072 nodes at the bottom, a few plies and
+//! their captures), and among the moves it thinks good it prefers a worse one by a random
+//! margin; the stronger, the fewer the candidates and the smaller the margin.
 //!
 //! 1. The strength `s`, a real number: `Skill Level` (0 to 20), or with `UCI_LimitStrength`
 //!    the `UCI_Elo` through [`SKILL_ELO_ANCHORS`] (the calibration). 20 is full strength:
 //!    no weakening at all. Every knob below is continuous in `s` and reaches full strength's
 //!    value at 20, so the scale has no jump at its top (docs/limited-strength.md).
 //! 2. The search: the best [`Skill::lines`] lines (only the `MultiPV` lines asked for are
-//!    reported), stopped after the node budget `SKILL_NODES_AT_ZERO * 2^(0.75 s)` over all
+//!    reported), stopped after the node budget `SKILL_NODES_AT_ZERO * 2^(0.45 s)` over all
 //!    threads once depth 1 is complete. The budget only ever shortens the search that the
 //!    GUI's limits allow: the clock still applies, and a budget spent while pondering ends
 //!    the main thread's search without sending the best move before `ponderhit`.
 //! 3. The pick, after each completed iteration, among its lines ([`Skill::pick`], Stockfish's
-//!    `Skill::pick_best`): `weakness = 120 - 2 s`, `delta = min(top - the last line's score,
+//!    `Skill::pick_best`): `weakness = 110 - 1.5 s`, `delta = min(top - the last line's score,
 //!    the margin)` with the margin `SKILL_MAX_DELTA_AT_ZERO * (1 - s / 20)`, and each line
 //!    scores `score + (weakness * (top - score) + delta * (random % weakness)) / 128`; the
 //!    highest wins (the later line on a tie).
@@ -102,7 +102,7 @@ impl Skill {
 }
 
 /// Step 1: the strength of `elo`: piecewise linear between the anchors, clamped at their ends.
-pub(crate) fn level_for_elo(elo: i64) -> f64 {
+pub(crate) fn strength_for_elo(elo: i64) -> f64 {
     let anchors = &SKILL_ELO_ANCHORS;
     let (first, last) = (anchors[0], anchors[anchors.len() - 1]);
     if elo <= first.0 {
@@ -152,20 +152,20 @@ mod tests {
     #[test]
     fn levels_budgets_and_elo() {
         assert_eq!(Skill::new(20.0, 1), None);
-        assert_eq!(level_for_elo(SKILL_ELO_MAX), SKILL_MAX_LEVEL as f64);
+        assert_eq!(strength_for_elo(SKILL_ELO_MAX), SKILL_MAX_LEVEL as f64);
         for (elo, level) in SKILL_ELO_ANCHORS {
-            assert_eq!(level_for_elo(elo), level, "anchor {elo}");
+            assert_eq!(strength_for_elo(elo), level, "anchor {elo}");
         }
-        assert_eq!(level_for_elo(0), SKILL_ELO_ANCHORS[0].1);
+        assert_eq!(strength_for_elo(0), SKILL_ELO_ANCHORS[0].1);
         // Halfway between the first two anchors (whatever a calibration made them), halfway
         // between their levels, within the level of one Elo.
         let ((e0, l0), (e1, l1)) = (SKILL_ELO_ANCHORS[0], SKILL_ELO_ANCHORS[1]);
-        let middle = level_for_elo((e0 + e1) / 2);
+        let middle = strength_for_elo((e0 + e1) / 2);
         let one_elo = (l1 - l0) / (e1 - e0) as f64;
         assert!((middle - (l0 + l1) / 2.0).abs() <= one_elo, "{middle}");
         let mut previous = 0.0;
         for elo in SKILL_ELO_MIN..=SKILL_ELO_MAX {
-            let level = level_for_elo(elo);
+            let level = strength_for_elo(elo);
             assert!(level >= previous, "monotone at {elo}");
             previous = level;
         }
