@@ -294,11 +294,15 @@ pub(crate) const SKILL_ELO_MIN: i64 = 1320;
 /// `UCI_Elo` to strength: piecewise linear between these (Elo, strength) anchors, clamped at
 /// the ends. Written by `tools/calibrate.py --write-params` from games against Stockfish 15.1's
 /// own `UCI_Elo` (docs/limited-strength.md, "Calibration"); the last anchor is full strength.
-pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 5] = [
+pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 9] = [
     (1338, 0.0),
-    (1872, 5.0),
-    (1884, 10.0),
+    (1498, 2.0),
+    (1861, 5.0),
+    (1862, 7.0),
+    (1984, 10.0),
+    (2117, 12.0),
     (2220, 15.0),
+    (2302, 17.0),
     (2394, SKILL_MAX_LEVEL as f64),
 ];
 /// The highest `UCI_Elo`: full strength as measured, the last anchor.
