@@ -12,7 +12,7 @@ pairs), prints SKILL_ELO_ANCHORS for src/params.rs (--write-params edits it) and
     python3 tools/calibrate.py --concurrency 2 --results calibration.jsonl --svg docs/limited-strength.svg
     python3 tools/calibrate.py --quick            # 2 points x 4 games at 1+0.01: a check
     python3 tools/calibrate.py --results calibration.jsonl --fit-only --write-params
-    python3 tools/calibrate.py --mode elo --points 1500:1500,2000:2000,2500:2500 --pairs 50 \\
+    python3 tools/calibrate.py --mode elo --points 1700:1700,2000:2000,2200:2200 --pairs 50 \\
         --results heldout.jsonl                    # the held-out check: each score 40-60%?
     python3 tools/calibrate.py --self-test        # the statistics, without engines
 
@@ -25,7 +25,7 @@ chess`); the fit, the chart and --self-test need only the standard library.
 The time control: Stockfish's scale was fitted at 60 s + 0.6 s, one thread, 64 MB of hash
 (its search.cpp, `Skill`: "a fit through Ordo derived Elo for match (TC 60+0.6) results",
 anchored to CCRL 40/4; Stockfish pull request #2225). The default here is 5 s + 0.05 s, which
-two cores play in about an hour (500 games); below the top of the scale both engines' weak
+two cores play in about 95 minutes (900 games); below the top of the scale both engines' weak
 levels choose at a fixed depth or node count that the clock seldom cuts short, so the time
 control moves mostly the top. On a 16-core machine pass --tc 60+0.6 (docs/limited-strength.md,
 "Calibrating", has the costs). Both engines get one thread.
@@ -50,11 +50,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BOOK = os.path.join(HERE, "books", "noob_3moves_every15.epd")
 PARAMS = os.path.join(ROOT, "src", "params.rs")
-# The full run's points: each level against a Stockfish UCI_Elo near where it is expected to
-# play (placed by short probes, docs/limited-strength.md; the calibration of da0fc3c measured
-# them at 48% to 67% except 10:2050, 15:2350 and 20:2600 at 27% to 32%). A point far from 50%
-# says where to move its opponent.
-FULL_POINTS = "0:1350,5:1750,10:2050,15:2350,20:2600"
+# The full run's points: each level against a Stockfish UCI_Elo near where the calibration of
+# f95107d measured it (docs/limited-strength.md). Nine levels, because Stockfish's scale is a
+# staircase (it picks at depth 1 + int(level)) that five points placed too coarsely: the first
+# held-out check failed at 1900. Nine failed the second check at 1700 and 2200 (the weakening's
+# own steps, docs/limited-strength.md). A point far from 50% says where to move its opponent.
+FULL_POINTS = "0:1350,2:1500,5:1850,7:1900,10:2000,12:2100,15:2200,17:2300,20:2400"
 QUICK_POINTS = "0:1350,20:2600"
 SF_ELO_RANGE = (1350, 2850)
 
