@@ -131,7 +131,10 @@ fn uci_elo_at_the_top_is_full_strength_and_at_an_anchor_is_its_level() {
         e.send(&format!("position fen {KIWIPETE}"));
         e.send("go depth 7");
         let lines = e.search_lines();
-        let nodes = field(&lines[lines.len() - 2], "nodes").unwrap().to_owned();
+        // The last line with a node count: a `currmove` line (sent once a search has run a
+        // second, as a debug build on a busy machine may) has none.
+        let last = lines.iter().rev().find(|l| l.contains(" nodes ")).unwrap();
+        let nodes = field(last, "nodes").unwrap().to_owned();
         (nodes, lines.last().unwrap().clone())
     };
     let off = nodes_and_move(&mut e, &[]);

@@ -73,12 +73,11 @@ fn last_score(lines: &[String]) -> (String, i32) {
     (kind, it.next().unwrap().parse().unwrap())
 }
 
-/// The `tbhits` of the last `info` line before `bestmove`.
+/// The `tbhits` of the last `info` line that has them (not a `currmove` line, which a search
+/// running past a second sends).
 fn last_tbhits(lines: &[String]) -> u64 {
-    field(&lines[lines.len() - 2], "tbhits")
-        .unwrap()
-        .parse()
-        .unwrap()
+    let last = lines.iter().rev().find(|l| l.contains(" tbhits ")).unwrap();
+    field(last, "tbhits").unwrap().parse().unwrap()
 }
 
 #[test]
