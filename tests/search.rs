@@ -101,6 +101,46 @@ fn mates_in_two_and_three_are_found_with_the_exact_distance() {
     }
 }
 
+/// Mates shown within a node budget (issue 34, "mates shown as soon as Stockfish shows
+/// them"): (id, budget). One thread, 16 MB, a new game each, as `tools/mates.py` searches
+/// them. `tools/mates.py --nodes 100000` on build f95107d (`Bench: 1981400`) showed each
+/// exact mate first at (nodes): 0021 166, 0025 373, 0011 731, 0213 963, 0009 1,049, 0103 1,779,
+/// 0019 2,855, 0093 3,263, 0195 3,439; each budget is about twice that, so a search change
+/// that shows them later fails here. Issue 34's targets (0005's mate in 2 within 10,000
+/// nodes, today 36,586; every mate in 2 within 100,000, today 7 of 9) join the table when
+/// they are met.
+const MATES_WITHIN_NODES: &[(&str, u64)] = &[
+    ("matetrack.0021", 400),
+    ("matetrack.0025", 800),
+    ("matetrack.0011", 1_500),
+    ("matetrack.0213", 2_000),
+    ("matetrack.0009", 2_100),
+    ("matetrack.0103", 3_600),
+    ("matetrack.0019", 5_700),
+    ("matetrack.0093", 6_500),
+    ("matetrack.0195", 7_000),
+];
+
+#[test]
+fn mates_are_shown_within_small_node_budgets() {
+    let cases = mates(&[2, 3, 4, 5]);
+    let mut e = engine(&[("Threads", "1"), ("Hash", "16")]);
+    for &(id, budget) in MATES_WITHIN_NODES {
+        let (fen, dm, bm, _) = cases
+            .iter()
+            .find(|c| c.3 == id)
+            .unwrap_or_else(|| panic!("{id} not in the suite"));
+        e.new_game();
+        let (result, best) = search(&mut e, fen, Limits::nodes(budget));
+        assert_eq!(
+            result.score.kind(),
+            ScoreKind::Mate(*dm as i32),
+            "{id} {fen}: no mate in {dm} within {budget} nodes"
+        );
+        assert!(bm.contains(&best), "{id} {fen}: {best} not in {bm:?}");
+    }
+}
+
 #[test]
 #[ignore = "minutes: a deep quiet key move"]
 fn hard_mate_in_three() {
