@@ -9,7 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{UciProcess, field};
+use common::{UciProcess, last_field};
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
@@ -32,8 +32,7 @@ fn search(e: &mut UciProcess, depth: u32) -> u64 {
     e.send(&format!("position fen {KIWIPETE}"));
     e.send(&format!("go depth {depth}"));
     let lines = e.search_lines();
-    let last = lines.iter().rev().find(|l| l.contains(" nodes ")).unwrap();
-    field(last, "nodes").unwrap().parse().unwrap()
+    last_field(&lines, "nodes").unwrap().parse().unwrap()
 }
 
 /// Sets `Hash File` to `path`, presses `button` and returns the `info string` it answered.

@@ -7,7 +7,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{UciProcess, field};
+use common::{UciProcess, last_field};
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
@@ -131,10 +131,7 @@ fn uci_elo_at_the_top_is_full_strength_and_at_an_anchor_is_its_level() {
         e.send(&format!("position fen {KIWIPETE}"));
         e.send("go depth 7");
         let lines = e.search_lines();
-        // The last line with a node count: a `currmove` line (sent once a search has run a
-        // second, as a debug build on a busy machine may) has none.
-        let last = lines.iter().rev().find(|l| l.contains(" nodes ")).unwrap();
-        let nodes = field(last, "nodes").unwrap().to_owned();
+        let nodes = last_field(&lines, "nodes").unwrap().to_owned();
         (nodes, lines.last().unwrap().clone())
     };
     let off = nodes_and_move(&mut e, &[]);

@@ -7,7 +7,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use common::{UciProcess, field};
+use common::{UciProcess, field, last_field};
 use lazuli::{Engine, Limits, SearchHandler, SearchInfo};
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
@@ -73,11 +73,9 @@ fn last_score(lines: &[String]) -> (String, i32) {
     (kind, it.next().unwrap().parse().unwrap())
 }
 
-/// The `tbhits` of the last `info` line that has them (not a `currmove` line, which a search
-/// running past a second sends).
+/// The `tbhits` of the last `info` line that has them.
 fn last_tbhits(lines: &[String]) -> u64 {
-    let last = lines.iter().rev().find(|l| l.contains(" tbhits ")).unwrap();
-    field(last, "tbhits").unwrap().parse().unwrap()
+    last_field(lines, "tbhits").unwrap().parse().unwrap()
 }
 
 #[test]

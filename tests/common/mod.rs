@@ -194,3 +194,10 @@ pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     }
     None
 }
+
+/// The value after `key` in the last line that has it: not simply the line before `bestmove`,
+/// which is a `currmove` line (no node count, no score) when a search runs past a second, as a
+/// debug build on a busy machine may.
+pub fn last_field<'a>(lines: &'a [String], key: &str) -> Option<&'a str> {
+    lines.iter().rev().find_map(|l| field(l, key))
+}
