@@ -8,16 +8,23 @@
 //!    the `UCI_Elo` through [`SKILL_ELO_ANCHORS`] (the calibration). 20 is full strength:
 //!    no weakening at all. Every knob below is continuous in `s` and reaches full strength's
 //!    value at 20, so the scale has no jump at its top (docs/limited-strength.md).
-//! 2. The search: the best [`Skill::lines`] lines (only the `MultiPV` lines asked for are
-//!    reported), stopped after the node budget `SKILL_NODES_AT_ZERO * 2^(0.45 s)` over all
-//!    threads once depth 1 is complete. The budget only ever shortens the search that the
-//!    GUI's limits allow: the clock still applies, and a budget spent while pondering ends
-//!    the main thread's search without sending the best move before `ponderhit`.
+//! 2. The search: `c = 1 + 3 (1 - s / 20)` candidates, a real number (4 at 0, 1 at 20),
+//!    searched as the best `ceil(c)` lines ([`Skill::lines`]; only the `MultiPV` lines asked
+//!    for are reported), stopped after the node budget `SKILL_NODES_AT_ZERO * 2^(0.45 s) *
+//!    ceil(c) / c` over all threads once depth 1 is complete: `SKILL_NODES_AT_ZERO *
+//!    2^(0.45 s) / c` a line, continuous in `s`, so a line fewer does not search the others
+//!    deeper (with a whole number of lines sharing one budget, each drop of a line was a step
+//!    of strength that the calibration's second held-out check found, docs/limited-strength.md).
+//!    The budget only ever shortens the search that the GUI's limits allow: the clock still
+//!    applies, and a budget spent while pondering ends the main thread's search without
+//!    sending the best move before `ponderhit`.
 //! 3. The pick, after each completed iteration, among its lines ([`Skill::pick`], Stockfish's
-//!    `Skill::pick_best`): `weakness = 110 - 1.5 s`, `delta = min(top - the last line's score,
-//!    the margin)` with the margin `SKILL_MAX_DELTA_AT_ZERO * (1 - s / 20)`, and each line
-//!    scores `score + (weakness * (top - score) + delta * (random % weakness)) / 128`; the
-//!    highest wins (the later line on a tie).
+//!    `Skill::pick_best`): the last of the `ceil(c)` lines takes part with the probability
+//!    `c - (ceil(c) - 1)`, so the expected number of candidates is `c`, continuous in `s`;
+//!    `weakness = 110 - 1.5 s`, `delta = min(top - the last candidate's score, the margin)`
+//!    with the margin `SKILL_MAX_DELTA_AT_ZERO * (1 - s / 20)`, and each candidate scores
+//!    `score + (weakness * (top - score) + delta * (random % weakness)) / 128`; the highest
+//!    wins (the later line on a tie).
 //! 4. The move played is the main thread's pick of its last completed iteration (the helpers'
 //!    vote is skipped, as in Stockfish); it is always one of the legal root moves.
 //!
@@ -55,9 +62,11 @@ impl Skill {
             return None;
         }
         let doublings = SKILL_NODE_DOUBLINGS_PER_LEVEL * strength;
+        let candidates = candidates(strength);
+        let per_line = SKILL_NODES_AT_ZERO * doublings.exp2() / candidates;
         Some(Skill {
             strength,
-            nodes: (SKILL_NODES_AT_ZERO * doublings.exp2()) as u64,
+            nodes: (per_line * candidates.ceil()) as u64,
             seed: Rng::new(seed).next_u64(),
         })
     }
@@ -69,8 +78,7 @@ impl Skill {
 
     /// Step 2: the lines searched when `multipv` are asked for: the pick's candidates.
     pub(crate) fn lines(&self, multipv: usize) -> usize {
-        let candidates = 1.0 + ((SKILL_LINES_AT_ZERO - 1.0) * self.remaining()).round();
-        multipv.max(candidates as usize)
+        multipv.max(candidates(self.strength).ceil() as usize)
     }
 
     /// Step 3: the weakness and the cap of `delta`, in centipawns.
@@ -83,8 +91,17 @@ impl Skill {
     /// Step 3: the index of the chosen move among the first `lines` root moves, which a completed
     /// iteration has scored and sorted best first.
     pub(crate) fn pick(&self, root_moves: &[RootMove], lines: usize) -> usize {
-        let lines = lines.clamp(1, root_moves.len());
         let mut rng = Rng::new(self.seed);
+        // The last of the ceil(c) lines takes part with the probability of c's fraction (when
+        // MultiPV asks for more lines, all of them take part, as in Stockfish).
+        let candidates = candidates(self.strength);
+        let whole = candidates.ceil() as usize;
+        let mut lines = lines.clamp(1, root_moves.len());
+        let last_share = candidates - (whole - 1) as f64;
+        let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        if lines == whole && lines > 1 && draw >= last_share {
+            lines -= 1;
+        }
         let (weakness, margin) = self.weakness_and_margin();
         let top = i64::from(root_moves[0].score.0);
         let delta = (top - i64::from(root_moves[lines - 1].score.0)).min(margin);
@@ -99,6 +116,11 @@ impl Skill {
         }
         best.1
     }
+}
+
+/// Step 2: the candidates at `strength`, a real number: `1 + 3 (1 - s / 20)`.
+fn candidates(strength: f64) -> f64 {
+    1.0 + (SKILL_LINES_AT_ZERO - 1.0) * (1.0 - strength / SKILL_MAX_LEVEL as f64)
 }
 
 /// Step 1: the strength of `elo`: piecewise linear between the anchors, clamped at their ends.
@@ -175,9 +197,10 @@ mod tests {
         for tenth in 0..200 {
             let skill = Skill::new(f64::from(tenth) / 10.0, 9).unwrap();
             if let Some(last) = last {
+                let per_line = |k: &Skill| k.nodes as f64 / k.lines(1) as f64;
                 assert!(
-                    skill.nodes > last.nodes,
-                    "budget grows at {}",
+                    per_line(&skill) > per_line(&last),
+                    "the budget of a line grows at {}",
                     skill.strength
                 );
                 assert!(skill.lines(1) <= last.lines(1));
@@ -189,7 +212,9 @@ mod tests {
         let (bottom, top) = (Skill::new(0.0, 9).unwrap(), last.unwrap());
         assert_eq!(bottom.nodes, SKILL_NODES_AT_ZERO as u64);
         assert_eq!(bottom.lines(1), SKILL_LINES_AT_ZERO as usize);
-        assert_eq!(top.lines(1), 1, "no pick just below full strength");
+        // Just below full strength: two lines, the second taking part 1.5% of the time.
+        assert_eq!(top.lines(1), 2);
+        assert!((candidates(top.strength) - 1.015).abs() < 1e-9);
         assert!(top.weakness_and_margin().1 <= 1 + SKILL_MAX_DELTA_AT_ZERO as i64 / 100);
         assert_eq!(bottom.lines(8), 8, "MultiPV asked for is searched");
     }
@@ -217,5 +242,36 @@ mod tests {
         assert!(!strong.contains(&3));
         // One line: the only move.
         assert_eq!(Skill::new(0.0, 3).unwrap().pick(&moves[..1], 4), 0);
+    }
+
+    #[test]
+    fn the_last_line_takes_part_with_the_fraction_of_the_candidates() {
+        // Equal scores: the pick is the last line that takes part (ties go to the later line),
+        // so it shows how often the last of the ceil(c) lines took part.
+        let moves = root_moves(&[0, 0, 0, 0, 0]);
+        for (strength, last, share) in [
+            (0.0, 3, 1.0),
+            (10.0 / 3.0, 3, 0.5),
+            (20.0 / 3.0, 2, 1.0),
+            (12.0, 2, 0.2),
+            (19.0, 1, 0.15),
+        ] {
+            let skill = |seed| Skill::new(strength, seed).unwrap();
+            let lines = skill(0).lines(1);
+            assert_eq!(lines, last + 1, "at {strength}");
+            let n = 4000;
+            let took_part = (0..n)
+                .filter(|&seed| {
+                    let pick = skill(seed).pick(&moves, lines);
+                    assert!(pick == last || pick == last - 1, "at {strength}: {pick}");
+                    pick == last
+                })
+                .count();
+            let observed = took_part as f64 / f64::from(n as u32);
+            assert!(
+                (observed - share).abs() < 0.03,
+                "at {strength}: {observed} for {share}"
+            );
+        }
     }
 }
