@@ -307,14 +307,24 @@ pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 9] = [
 ];
 /// The highest `UCI_Elo`: full strength as measured, the last anchor.
 pub(crate) const SKILL_ELO_MAX: i64 = SKILL_ELO_ANCHORS[SKILL_ELO_ANCHORS.len() - 1].0;
-/// The node budget of a weakened search (over all threads) is `SKILL_NODES_AT_ZERO *
-/// 2^(SKILL_NODE_DOUBLINGS_PER_LEVEL * s)`: 3,072 at 0, about 70,000 at 10 and 1.1 million at
-/// 19, where the clock of a short time control ends the search first. Depth 1 always completes.
+/// The node budget of a weakened search (over all threads) is about `SKILL_NODES_AT_ZERO *
+/// 2^(SKILL_NODE_DOUBLINGS_PER_LEVEL * s)` (divided among the candidate lines, see
+/// search/skill.rs): about 70,000 at 10 and 1.1 million at 19, where the clock of a short time
+/// control ends the search first. Depth 1 always completes.
 pub(crate) const SKILL_NODES_AT_ZERO: f64 = 3072.0;
 /// See [`SKILL_NODES_AT_ZERO`].
 pub(crate) const SKILL_NODE_DOUBLINGS_PER_LEVEL: f64 = 0.45;
-/// The pick's candidates: the best `1 + round((SKILL_LINES_AT_ZERO - 1) * (1 - s / 20))` lines
-/// of the search (Stockfish: always 4); one line (no pick) above strength 16.7.
+/// Below strength `SKILL_BOTTOM_LEVEL` the budget halves faster, by
+/// `SKILL_BOTTOM_DOUBLINGS_PER_LEVEL` more doublings a level: 1,891 nodes at 0 rather than
+/// 3,072. Without it level 0 measured 1403 [1350, 1459] on Stockfish's scale (150 games against
+/// 1350, docs/matches/calibration-36c), short of the 1320 that `UCI_Elo` starts at; levels from
+/// 2 up do not change.
+pub(crate) const SKILL_BOTTOM_LEVEL: f64 = 2.0;
+/// See [`SKILL_BOTTOM_LEVEL`].
+pub(crate) const SKILL_BOTTOM_DOUBLINGS_PER_LEVEL: f64 = 0.35;
+/// The pick's candidates: `c = 1 + (SKILL_LINES_AT_ZERO - 1) * (1 - s / 20)`, a real number
+/// (Stockfish: always 4): the best `ceil(c)` lines of the search, the last taking part in the
+/// pick with the probability of `c`'s fraction.
 pub(crate) const SKILL_LINES_AT_ZERO: f64 = 4.0;
 /// The pick's weakness is `SKILL_WEAKNESS_BASE - SKILL_WEAKNESS_PER_LEVEL * s` (Stockfish:
 /// `120 - 2 * level`).

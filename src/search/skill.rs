@@ -1,6 +1,6 @@
 //! Limited strength: `Skill Level`, or `UCI_LimitStrength` with `UCI_Elo`, after Stockfish's
 //! `Skill` (search.cpp, Stockfish 15.1) with a node budget in place of its depth. A weakened
-//! search plays like a weaker player: it sees less (3,072 nodes at the bottom, a few plies and
+//! search plays like a weaker player: it sees less (1,891 nodes at the bottom, a few plies and
 //! their captures), and among the moves it thinks good it prefers a worse one by a random
 //! margin; the stronger, the fewer the candidates and the smaller the margin.
 //!
@@ -10,9 +10,11 @@
 //!    value at 20, so the scale has no jump at its top (docs/limited-strength.md).
 //! 2. The search: `c = 1 + 3 (1 - s / 20)` candidates, a real number (4 at 0, 1 at 20),
 //!    searched as the best `ceil(c)` lines ([`Skill::lines`]; only the `MultiPV` lines asked
-//!    for are reported), stopped after the node budget `SKILL_NODES_AT_ZERO * 2^(0.45 s) *
-//!    ceil(c) / c` over all threads once depth 1 is complete: `SKILL_NODES_AT_ZERO *
-//!    2^(0.45 s) / c` a line, continuous in `s`, so a line fewer does not search the others
+//!    for are reported), stopped after the node budget `B(s) * ceil(c) / c` over all threads
+//!    once depth 1 is complete, with `B(s) = SKILL_NODES_AT_ZERO * 2^(0.45 s - 0.35 max(0,
+//!    2 - s))` (the second term makes the bottom levels weaker, see
+//!    [`SKILL_BOTTOM_LEVEL`]): `B(s) / c` a line, continuous in `s`, so a line fewer does not
+//!    search the others
 //!    deeper (with a whole number of lines sharing one budget, each drop of a line was a step
 //!    of strength that the calibration's second held-out check found, docs/limited-strength.md).
 //!    The budget only ever shortens the search that the GUI's limits allow: the clock still
@@ -33,9 +35,9 @@
 //! (a new game every time, as Stockfish's `PRNG(now())`).
 
 use crate::params::{
-    SKILL_ELO_ANCHORS, SKILL_LINES_AT_ZERO, SKILL_MAX_DELTA_AT_ZERO, SKILL_MAX_LEVEL,
-    SKILL_NODE_DOUBLINGS_PER_LEVEL, SKILL_NODES_AT_ZERO, SKILL_PUSH_DIVISOR, SKILL_WEAKNESS_BASE,
-    SKILL_WEAKNESS_PER_LEVEL,
+    SKILL_BOTTOM_DOUBLINGS_PER_LEVEL, SKILL_BOTTOM_LEVEL, SKILL_ELO_ANCHORS, SKILL_LINES_AT_ZERO,
+    SKILL_MAX_DELTA_AT_ZERO, SKILL_MAX_LEVEL, SKILL_NODE_DOUBLINGS_PER_LEVEL, SKILL_NODES_AT_ZERO,
+    SKILL_PUSH_DIVISOR, SKILL_WEAKNESS_BASE, SKILL_WEAKNESS_PER_LEVEL,
 };
 use crate::rng::Rng;
 
@@ -61,7 +63,8 @@ impl Skill {
         if strength >= SKILL_MAX_LEVEL as f64 {
             return None;
         }
-        let doublings = SKILL_NODE_DOUBLINGS_PER_LEVEL * strength;
+        let doublings = SKILL_NODE_DOUBLINGS_PER_LEVEL * strength
+            - SKILL_BOTTOM_DOUBLINGS_PER_LEVEL * (SKILL_BOTTOM_LEVEL - strength).max(0.0);
         let candidates = candidates(strength);
         let per_line = SKILL_NODES_AT_ZERO * doublings.exp2() / candidates;
         Some(Skill {
@@ -146,7 +149,7 @@ mod tests {
     use super::*;
     use crate::params::{
         SKILL_ELO_MAX, SKILL_ELO_MIN, SKILL_LINES_AT_ZERO, SKILL_MAX_DELTA_AT_ZERO,
-        SKILL_NODES_AT_ZERO,
+        SKILL_NODE_DOUBLINGS_PER_LEVEL, SKILL_NODES_AT_ZERO,
     };
     use crate::score::Score;
     use shakmaty::{Move, Role, Square};
@@ -210,7 +213,13 @@ mod tests {
             last = Some(skill);
         }
         let (bottom, top) = (Skill::new(0.0, 9).unwrap(), last.unwrap());
-        assert_eq!(bottom.nodes, SKILL_NODES_AT_ZERO as u64);
+        // The bottom levels' extra halving: 0.7 doublings fewer at 0, none from 2 up.
+        assert_eq!(bottom.nodes, 1891);
+        assert!(bottom.nodes < SKILL_NODES_AT_ZERO as u64);
+        let at_two = Skill::new(SKILL_BOTTOM_LEVEL, 9).unwrap();
+        let per_line = SKILL_NODES_AT_ZERO * (SKILL_NODE_DOUBLINGS_PER_LEVEL * 2.0).exp2()
+            / candidates(SKILL_BOTTOM_LEVEL);
+        assert_eq!(at_two.nodes, (per_line * 4.0) as u64);
         assert_eq!(bottom.lines(1), SKILL_LINES_AT_ZERO as usize);
         // Just below full strength: two lines, the second taking part 1.5% of the time.
         assert_eq!(top.lines(1), 2);
