@@ -307,10 +307,10 @@ pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 9] = [
 ];
 /// The highest `UCI_Elo`: full strength as measured, the last anchor.
 pub(crate) const SKILL_ELO_MAX: i64 = SKILL_ELO_ANCHORS[SKILL_ELO_ANCHORS.len() - 1].0;
-/// The node budget of a weakened search (over all threads) is about `SKILL_NODES_AT_ZERO *
-/// 2^(SKILL_NODE_DOUBLINGS_PER_LEVEL * s)` (divided among the candidate lines, see
-/// search/skill.rs): about 70,000 at 10 and 1.1 million at 19, where the clock of a short time
-/// control ends the search first. Depth 1 always completes.
+/// The node budget of a weakened search is `B(s) = SKILL_NODES_AT_ZERO *
+/// 2^(SKILL_NODE_DOUBLINGS_PER_LEVEL * s)` for `c` candidates (search/skill.rs), so `B(s) / c`
+/// a line and `B(s) * ceil(c) / c` over all threads: about 83,000 at 10 and 2 million at 19,
+/// where the clock of a short time control ends the search first. Depth 1 always completes.
 pub(crate) const SKILL_NODES_AT_ZERO: f64 = 3072.0;
 /// See [`SKILL_NODES_AT_ZERO`].
 pub(crate) const SKILL_NODE_DOUBLINGS_PER_LEVEL: f64 = 0.45;

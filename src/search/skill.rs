@@ -14,9 +14,8 @@
 //!    once depth 1 is complete, with `B(s) = SKILL_NODES_AT_ZERO * 2^(0.45 s - 0.35 max(0,
 //!    2 - s))` (the second term makes the bottom levels weaker, see
 //!    [`SKILL_BOTTOM_LEVEL`]): `B(s) / c` a line, continuous in `s`, so a line fewer does not
-//!    search the others
-//!    deeper (with a whole number of lines sharing one budget, each drop of a line was a step
-//!    of strength that the calibration's second held-out check found, docs/limited-strength.md).
+//!    search the others deeper (with a whole number of lines sharing one budget, each drop of
+//!    a line was a step of strength that a held-out check found, docs/limited-strength.md).
 //!    The budget only ever shortens the search that the GUI's limits allow: the clock still
 //!    applies, and a budget spent while pondering ends the main thread's search without
 //!    sending the best move before `ponderhit`.
