@@ -182,6 +182,10 @@ tunables! {
     NULL_EVAL_DIVISOR = 200 in 50..=400;
     /// See [`NULL_DEPTH_DIVISOR`].
     NULL_EVAL_MAX = 3 in 1..=6;
+    /// 1: no null move for a side with only king and pawns (Stockfish, Ethereal), where
+    /// zugzwang is common; 0 (the default until an SPRT says otherwise): the paper's verified
+    /// null move alone guards against zugzwang. docs/mates.md measures it on the mate suite.
+    NULL_NEEDS_PIECE = 0 in 0..=1;
 
     // -----------------------------------------------------------------------------------------
     // Move-ordering statistics (search/history.rs, search/movepick.rs).

@@ -11,8 +11,9 @@ use super::movepick::MovePicker;
 use super::{Best, NodeType, NonPv, Searcher, StaticEval, Stopped};
 use crate::params::{
     LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR,
-    NULL_EVAL_DIVISOR, NULL_EVAL_MAX, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION,
-    SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH, TB_STORE_DEPTH_BONUS,
+    NULL_EVAL_DIVISOR, NULL_EVAL_MAX, NULL_NEEDS_PIECE, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH,
+    PROBCUT_REDUCTION, SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH,
+    TB_STORE_DEPTH_BONUS,
 };
 use crate::position::{is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
@@ -148,7 +149,8 @@ impl Searcher<'_> {
             && !self.stack[ply].after_null
             && !beta.is_decisive()
             && node.eval.is_some_and(|e| e >= beta)
-            && (mode == NullMoveMode::Standard || !verify || depth > 1);
+            && (mode == NullMoveMode::Standard || !verify || depth > 1)
+            && (NULL_NEEDS_PIECE.get() == 0 || self.has_piece_to_move());
         if !null_ok || !self.make_null() {
             return Ok(None);
         }
@@ -174,6 +176,14 @@ impl Searcher<'_> {
         self.unmake();
         let value = -result?;
         Ok((value >= beta).then(|| if value.is_decisive() { beta } else { value }))
+    }
+
+    /// Step 9's guard with [`NULL_NEEDS_PIECE`]: the side to move has a piece besides king and
+    /// pawns.
+    fn has_piece_to_move(&self) -> bool {
+        let board = self.pos.chess().board();
+        let ours = board.by_color(self.pos.chess().turn());
+        (ours & !(board.pawns() | board.kings())).any()
     }
 
     /// Step 9b: tries the captures that win at least `beta + PROBCUT_MARGIN` minus the
