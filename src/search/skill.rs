@@ -73,11 +73,6 @@ impl Skill {
         })
     }
 
-    /// What is left of the weakening, 1 at strength 0 and 0 at full strength.
-    fn remaining(&self) -> f64 {
-        1.0 - self.strength / SKILL_MAX_LEVEL as f64
-    }
-
     /// Step 2: the lines searched when `multipv` are asked for: the pick's candidates.
     pub(crate) fn lines(&self, multipv: usize) -> usize {
         multipv.max(candidates(self.strength).ceil() as usize)
@@ -86,7 +81,7 @@ impl Skill {
     /// Step 3: the weakness and the cap of `delta`, in centipawns.
     fn weakness_and_margin(&self) -> (i64, i64) {
         let weakness = SKILL_WEAKNESS_BASE - SKILL_WEAKNESS_PER_LEVEL * self.strength;
-        let margin = SKILL_MAX_DELTA_AT_ZERO * self.remaining();
+        let margin = SKILL_MAX_DELTA_AT_ZERO * remaining(self.strength);
         (weakness.round().max(1.0) as i64, margin.round() as i64)
     }
 
@@ -120,9 +115,14 @@ impl Skill {
     }
 }
 
+/// What is left of the weakening at `strength`: 1 at 0, 0 at full strength.
+fn remaining(strength: f64) -> f64 {
+    1.0 - strength / SKILL_MAX_LEVEL as f64
+}
+
 /// Step 2: the candidates at `strength`, a real number: `1 + 3 (1 - s / 20)`.
 fn candidates(strength: f64) -> f64 {
-    1.0 + (SKILL_LINES_AT_ZERO - 1.0) * (1.0 - strength / SKILL_MAX_LEVEL as f64)
+    1.0 + (SKILL_LINES_AT_ZERO - 1.0) * remaining(strength)
 }
 
 /// Step 1: the strength of `elo`: piecewise linear between the anchors, clamped at their ends.
