@@ -150,7 +150,7 @@ impl Searcher<'_> {
             && !beta.is_decisive()
             && node.eval.is_some_and(|e| e >= beta)
             && (mode == NullMoveMode::Standard || !verify || depth > 1)
-            && (NULL_NEEDS_PIECE.get() == 0 || self.has_piece_to_move());
+            && (NULL_NEEDS_PIECE.get() == 0 || has_piece_to_move(self.pos.chess()));
         if !null_ok || !self.make_null() {
             return Ok(None);
         }
@@ -176,14 +176,6 @@ impl Searcher<'_> {
         self.unmake();
         let value = -result?;
         Ok((value >= beta).then(|| if value.is_decisive() { beta } else { value }))
-    }
-
-    /// Step 9's guard with [`NULL_NEEDS_PIECE`]: the side to move has a piece besides king and
-    /// pawns.
-    fn has_piece_to_move(&self) -> bool {
-        let board = self.pos.chess().board();
-        let ours = board.by_color(self.pos.chess().turn());
-        (ours & !(board.pawns() | board.kings())).any()
     }
 
     /// Step 9b: tries the captures that win at least `beta + PROBCUT_MARGIN` minus the
@@ -327,5 +319,52 @@ impl Searcher<'_> {
         reduction += i32::from(node.cut_node) * LMR_CUT_NODE.get();
         reduction += i32::from(node.tt_capture) * LMR_TT_CAPTURE.get();
         reduction
+    }
+}
+
+/// Step 9's guard with [`NULL_NEEDS_PIECE`]: the side to move has a piece besides king and
+/// pawns.
+fn has_piece_to_move(pos: &shakmaty::Chess) -> bool {
+    let board = pos.board();
+    let ours = board.by_color(pos.turn());
+    (ours & !(board.pawns() | board.kings())).any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_piece_to_move;
+    use shakmaty::{CastlingMode, Chess, fen::Fen};
+
+    /// (FEN, whether the side to move may make a null move under the guard).
+    const CASES: &[(&str, bool)] = &[
+        // King and pawns to move, whatever the other side has: no null move.
+        ("8/5k2/8/3p4/3P4/8/5K2/8 w - - 0 1", false),
+        ("8/5k2/8/3p4/3P4/8/5K2/q7 w - - 0 1", false),
+        ("4k3/8/8/8/8/8/q7/4K3 w - - 0 1", false),
+        // One minor or major piece is enough, the opponent's material does not matter.
+        ("8/5k2/8/3p4/3P4/8/5K2/6N1 w - - 0 1", true),
+        ("8/5k2/8/3p4/3P4/8/5K2/q7 b - - 0 1", true),
+        ("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", true),
+        // The start position, either side.
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            true,
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            true,
+        ),
+    ];
+
+    #[test]
+    fn null_move_guard_needs_a_piece_besides_king_and_pawns() {
+        for &(fen, expected) in CASES {
+            let pos: Chess = fen
+                .parse::<Fen>()
+                .unwrap()
+                .into_position(CastlingMode::Standard)
+                .unwrap();
+            assert_eq!(has_piece_to_move(&pos), expected, "{fen}");
+        }
     }
 }
