@@ -1,4 +1,6 @@
-//! The Python tools' own tests, run by `cargo test`: `tools/calibrate.py --self-test` checks the
+//! The Python tools' own tests, run by `cargo test`. `tools/sprt_pool.py --self-test` checks the
+//! pooling of match.py runs into one SPRT (pairing, colours, the LLR's formula, the verdict).
+//! `tools/calibrate.py --self-test` checks the
 //! calibration's statistics (pentanomial counts, the level -> Elo fit recovering known Elo from
 //! synthetic games of a fixed seed, the bootstrap's intervals, the anchors written into a copy
 //! of `src/params.rs`, the chart) and its resume logic, with the standard library only: no
@@ -17,21 +19,23 @@ fn main() {
         .output()
         .is_ok_and(|out| out.status.success());
     if missing && !require {
-        eprintln!("calibrate_self_test: skipped, python3 not found (apt-get install python3)");
+        eprintln!("tools self-tests: skipped, python3 not found (apt-get install python3)");
     }
     let trials = vec![
-        Trial::test("calibrate_self_test", calibrate_self_test)
+        Trial::test("calibrate_self_test", || self_test("tools/calibrate.py", 10))
+            .with_ignored_flag(missing && !require),
+        Trial::test("sprt_pool_self_test", || self_test("tools/sprt_pool.py", 10))
             .with_ignored_flag(missing && !require),
     ];
     libtest_mimic::run(&Arguments::from_args(), trials).exit();
 }
 
-/// `python3 tools/calibrate.py --self-test`: every check passes and the closing line counts
-/// them (so that a self-test that ran nothing cannot pass).
-fn calibrate_self_test() -> Result<(), libtest_mimic::Failed> {
+/// `python3 TOOL --self-test`: every check passes and the closing line counts them, at least
+/// `min_checks` (so that a self-test that ran nothing cannot pass).
+fn self_test(tool: &str, min_checks: usize) -> Result<(), libtest_mimic::Failed> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = Command::new("python3")
-        .arg(root.join("tools/calibrate.py"))
+        .arg(root.join(tool))
         .arg("--self-test")
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .current_dir(std::env::temp_dir())
@@ -44,7 +48,7 @@ fn calibrate_self_test() -> Result<(), libtest_mimic::Failed> {
         .split(|c: char| !c.is_ascii_digit())
         .filter_map(|n| n.parse().ok())
         .collect();
-    if !out.status.success() || counts.len() != 2 || counts[1] != 0 || counts[0] < 10 {
+    if !out.status.success() || counts.len() != 2 || counts[1] != 0 || counts[0] < min_checks {
         return Err(format!("self-test failed ({}):\n{stdout}\n{stderr}", out.status).into());
     }
     Ok(())
