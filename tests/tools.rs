@@ -22,10 +22,14 @@ fn main() {
         eprintln!("tools self-tests: skipped, python3 not found (apt-get install python3)");
     }
     let trials = vec![
-        Trial::test("calibrate_self_test", || self_test("tools/calibrate.py", 10))
-            .with_ignored_flag(missing && !require),
-        Trial::test("sprt_pool_self_test", || self_test("tools/sprt_pool.py", 10))
-            .with_ignored_flag(missing && !require),
+        Trial::test("calibrate_self_test", || {
+            self_test("tools/calibrate.py", 10)
+        })
+        .with_ignored_flag(missing && !require),
+        Trial::test("sprt_pool_self_test", || {
+            self_test("tools/sprt_pool.py", 10)
+        })
+        .with_ignored_flag(missing && !require),
     ];
     libtest_mimic::run(&Arguments::from_args(), trials).exit();
 }
