@@ -12,7 +12,8 @@ LLR leaves its bounds. Never pick runs by their result.
 
 reads the "game N/M  WHITE - BLACK  RESULT" lines of each log, pairs games 2k+1 and 2k+2 of a
 run (one opening, both colours; an unfinished pair is left out, as match.py leaves it out) and
-prints the pentanomial counts, W/D/L, the score with its 95% interval in Elo, and the LLR with
+prints the pentanomial counts, the score with its 95% interval in Elo (tools/calib_fit.py's
+`pentanomial` and `pentanomial_elo`, as the calibration reports them), and the LLR with
 match.py's formula (the normal approximation of fishtest and OpenBench) and verdict.
 Standard library only. `--self-test` checks it and ends with 'N passed, N failed'.
 """
@@ -21,6 +22,8 @@ import argparse
 import math
 import re
 import sys
+
+import calib_fit as cfit
 
 GAME = re.compile(r"^game\s+(\d+)/\d+\s+(\S+) - (\S+)\s+(1-0|0-1|1/2-1/2)\s")
 RESULT = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -63,25 +66,18 @@ def bounds(alpha, beta):
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
 
 
-def elo(score):
-    score = min(max(score, 1e-9), 1 - 1e-9)
-    return -400.0 * math.log10(1.0 / score - 1.0)
-
-
 def report(pairs, elo0, elo1, alpha, beta):
-    n = len(pairs)
-    penta = [sum(1 for p in pairs if round(p * 4) == i) for i in range(5)]
-    mu = sum(pairs) / n if n else 0.5
-    var = sum((x - mu) ** 2 for x in pairs) / n if n else 0.0
-    se = math.sqrt(var / n) if n > 1 else 0.5
+    counts = cfit.pentanomial([2 * p for p in pairs])  # calib_fit counts points per pair
+    lines = [f"pairs {len(pairs)}, pentanomial "
+             + " ".join(f"{name} {c}" for name, c in zip(cfit.PENTA_NAMES, counts))]
+    if pairs:
+        mu, e, lo, hi = cfit.pentanomial_elo(counts)
+        lines.append(f"score {100 * mu:.1f}%, Elo {e:+.1f} [{lo:+.1f}, {hi:+.1f}] "
+                     "(pentanomial, 95%)")
     lower, upper = bounds(alpha, beta)
     value = llr(pairs, elo0, elo1)
     verdict = "H1 accepted" if value >= upper else "H0 accepted" if value <= lower else "undecided"
-    return "\n".join([
-        f"pairs {n}, pentanomial LL {penta[0]} LD {penta[1]} DD/WL {penta[2]} "
-        f"WD {penta[3]} WW {penta[4]}",
-        f"score {100 * mu:.1f}%, Elo {elo(mu):+.1f} "
-        f"[{elo(mu - 1.96 * se):+.1f}, {elo(mu + 1.96 * se):+.1f}] (pentanomial, 95%)",
+    return "\n".join(lines + [
         f"SPRT [{elo0:g}, {elo1:g}] LLR {value:.2f} ({lower:.2f}, {upper:.2f}): {verdict}",
     ])
 
