@@ -333,7 +333,7 @@ fn has_piece_to_move(pos: &shakmaty::Chess) -> bool {
 #[cfg(test)]
 mod tests {
     use super::has_piece_to_move;
-    use shakmaty::{CastlingMode, Chess, fen::Fen};
+    use crate::position::Position;
 
     /// (FEN, whether the side to move may make a null move under the guard).
     const CASES: &[(&str, bool)] = &[
@@ -359,12 +359,8 @@ mod tests {
     #[test]
     fn null_move_guard_needs_a_piece_besides_king_and_pawns() {
         for &(fen, expected) in CASES {
-            let pos: Chess = fen
-                .parse::<Fen>()
-                .unwrap()
-                .into_position(CastlingMode::Standard)
-                .unwrap();
-            assert_eq!(has_piece_to_move(&pos), expected, "{fen}");
+            let pos = Position::from_fen(fen).unwrap();
+            assert_eq!(has_piece_to_move(pos.chess()), expected, "{fen}");
         }
     }
 }
