@@ -27,7 +27,7 @@ fn main() {
         })
         .with_ignored_flag(missing && !require),
         Trial::test("sprt_pool_self_test", || {
-            self_test("tools/sprt_pool.py", 10)
+            self_test("tools/sprt_pool.py", 11)
         })
         .with_ignored_flag(missing && !require),
     ];

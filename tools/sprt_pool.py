@@ -15,6 +15,12 @@ run (one opening, both colours; an unfinished pair is left out, as match.py leav
 prints the pentanomial counts, the score with its 95% interval in Elo (tools/calib_fit.py's
 `pentanomial` and `pentanomial_elo`, as the calibration reports them), and the LLR with
 match.py's formula (the normal approximation of fishtest and OpenBench) and verdict.
+
+`--drop-terminated` leaves out the games that ended with "NAME terminated" (an engine killed)
+and says how many per log. Use it only for a run whose stop signal reached the engines (a
+`timeout` sends it to the whole process group): the games in flight then all end at once as
+crashes, one per concurrent game, which is the stop's doing and not the engines'. Read the log
+first: a lone crash in the middle of a run is a real result and must count.
 Standard library only. `--self-test` checks it and ends with 'N passed, N failed'.
 """
 
@@ -29,23 +35,29 @@ GAME = re.compile(r"^game\s+(\d+)/\d+\s+(\S+) - (\S+)\s+(1-0|0-1|1/2-1/2)\s")
 RESULT = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
-def pair_scores(lines, engine):
-    """The engine's mean score over each finished pair of one run's log lines."""
+def pair_scores(lines, engine, drop_terminated=False):
+    """The engine's mean score over each finished pair of one run's log lines, and how many
+    games were left out as ended by a killed engine (only with drop_terminated)."""
     games = {}
+    dropped = 0
     for line in lines:
         m = GAME.match(line)
         if not m:
+            continue
+        if drop_terminated and " terminated " in line[m.end() - 1:]:
+            dropped += 1
             continue
         number, white, black, result = int(m[1]), m[2], m[3], RESULT[m[4]]
         if engine not in (white, black) or white == black:
             raise ValueError(f"game {number}: {engine!r} is not exactly one of {white}, {black}")
         games[number] = result if white == engine else 1.0 - result
     last = max(games, default=0)
-    return [
+    pairs = [
         (games[k] + games[k + 1]) / 2
         for k in range(1, last + 1, 2)
         if k in games and k + 1 in games
     ]
+    return (pairs, dropped) if drop_terminated else pairs
 
 
 def llr(pairs, elo0, elo1):
@@ -103,6 +115,12 @@ def self_test():
     check("the other engine's view is the complement",
           pair_scores(log, "b") == [0.0, 0.75])
     check("an unfinished pair (game 6 without 5) is left out", len(pair_scores(log, "a")) == 2)
+    killed = log + ["game   5/8  a - b  0-1     a terminated   plies 12",
+                    "game   8/8  b - a  1-0     a terminated   plies 30",
+                    "game   7/8  a - b  1-0     checkmate   plies 80"]
+    check("--drop-terminated leaves out killed engines' games and their pairs, counted",
+          len(pair_scores(killed, "a")) == 4
+          and pair_scores(killed, "a", drop_terminated=True) == ([1.0, 0.25], 2))
     try:
         pair_scores(log, "c")
         check("an engine in no game is refused", False)
@@ -142,6 +160,8 @@ def main():
     ap.add_argument("--sprt", default="0,5", help="ELO0,ELO1 (write --sprt=-5,0)")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--beta", type=float, default=0.05)
+    ap.add_argument("--drop-terminated", action="store_true",
+                    help="leave out games ended by a killed engine (a stop that reached them)")
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args()
     if args.self_test:
@@ -152,8 +172,14 @@ def main():
     pooled = []
     for path in args.logs:
         with open(path, encoding="utf-8") as f:
-            pairs = pair_scores(f, args.engine)
-        print(f"{path}: {len(pairs)} pairs, LLR {llr(pairs, elo0, elo1):.2f} alone")
+            lines = f.readlines()
+        kept, dropped = pair_scores(lines, args.engine, drop_terminated=True)
+        pairs = kept if args.drop_terminated else pair_scores(lines, args.engine)
+        note = ""
+        if dropped:
+            note = (f", {dropped} games ended by a killed engine "
+                    + ("left out" if args.drop_terminated else "counted"))
+        print(f"{path}: {len(pairs)} pairs, LLR {llr(pairs, elo0, elo1):.2f} alone{note}")
         pooled += pairs
     print(report(pooled, elo0, elo1, args.alpha, args.beta))
     return 0
