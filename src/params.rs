@@ -114,10 +114,10 @@ tunables! {
     // -----------------------------------------------------------------------------------------
 
     /// Reverse futility pruning: up to this depth ...
-    RFP_MAX_DEPTH = 7 in 3..=12;
+    RFP_MAX_DEPTH = 3 in 1..=12;
     /// ... when the static evaluation minus this margin per ply (one ply less when improving)
     /// is still at least beta.
-    RFP_MARGIN = 80 in 30..=160;
+    RFP_MARGIN = 100 in 30..=160;
 
     /// Late move pruning of quiet moves: up to this depth ...
     LMP_MAX_DEPTH = 4 in 2..=8;
@@ -182,10 +182,10 @@ tunables! {
     NULL_EVAL_DIVISOR = 200 in 50..=400;
     /// See [`NULL_DEPTH_DIVISOR`].
     NULL_EVAL_MAX = 3 in 1..=6;
-    /// 1: no null move for a side with only king and pawns (Stockfish, Ethereal), where
-    /// zugzwang is common; 0 (the default until an SPRT says otherwise): the paper's verified
-    /// null move alone guards against zugzwang. docs/mates.md measures it on the mate suite.
-    NULL_NEEDS_PIECE = 0 in 0..=1;
+    /// 1 (the default since issue 34's SPRT): no null move for a side with only king and
+    /// pawns (Stockfish, Ethereal), where zugzwang is common; 0: the paper's verified null
+    /// move alone guards against zugzwang. docs/mates.md measures it on the mate suite.
+    NULL_NEEDS_PIECE = 1 in 0..=1;
 
     // -----------------------------------------------------------------------------------------
     // Move-ordering statistics (search/history.rs, search/movepick.rs).
