@@ -23,7 +23,7 @@ fn main() {
     }
     let trials = vec![
         Trial::test("calibrate_self_test", || {
-            self_test("tools/calibrate.py", 10)
+            self_test("tools/calibrate.py", 12)
         })
         .with_ignored_flag(missing && !require),
         Trial::test("sprt_pool_self_test", || {

@@ -137,6 +137,17 @@ def openings_are_fixed_by_the_seed_and_extend():
 
 
 @test
+def points_beyond_the_engines_ranges_are_refused_before_the_games():
+    # lazuli's UCI_Elo tops out at its calibration's last anchor (2323 in issue 36's fit).
+    points = [(1650, 1650), (2350, 2350), (2000, 1320)]
+    bad = cal.points_out_of_range(points, "elo", (1320, 2323), (1320, 3190))
+    assert bad == ["point 2350:2350: lazuli's UCI_Elo is 1320..2323"], bad
+    assert cal.points_out_of_range(points[:1], "elo", (1320, 2323), (1320, 3190)) == []
+    bad = cal.points_out_of_range([(21, 1350)], "skill", (0, 20), (1400, 3190))
+    assert len(bad) == 2 and "Skill Level is 0..20" in bad[0] and "Stockfish" in bad[1], bad
+
+
+@test
 def book_lines_become_fens():
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "b.epd")

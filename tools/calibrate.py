@@ -183,6 +183,33 @@ def fmt_elo(v):
 # Playing (python-chess).
 # ---------------------------------------------------------------------------------------------
 
+def points_out_of_range(points, mode, lz_range, sf_range):
+    """What the engines would refuse among the points, one message a value: lazuli's Skill
+    Level or UCI_Elo within lz_range, Stockfish's UCI_Elo within sf_range ((min, max) as the
+    engines advertise them). Checked before the first game, so that a bad point stops the run
+    at once rather than when its first game comes up."""
+    name = "Skill Level" if mode == "skill" else "UCI_Elo"
+    bad = []
+    for level, sf in points:
+        if not lz_range[0] <= level <= lz_range[1]:
+            bad.append(f"point {level}:{sf}: lazuli's {name} is {lz_range[0]}..{lz_range[1]}")
+        if not sf_range[0] <= sf <= sf_range[1]:
+            bad.append(f"point {level}:{sf}: Stockfish's UCI_Elo is {sf_range[0]}..{sf_range[1]}")
+    return bad
+
+
+def engine_ranges(args):
+    """lazuli's and Stockfish's option ranges for the points, read from one start of each."""
+    p = Player(args)
+    try:
+        p.start()
+        lz = p.lz.options["Skill Level" if args.mode == "skill" else "UCI_Elo"]
+        sf = p.sf.options["UCI_Elo"]
+        return (lz.min, lz.max), (sf.min, sf.max)
+    finally:
+        p.close()
+
+
 class Player:
     """One worker's two engines, kept between games (restarted after a crash)."""
 
@@ -309,6 +336,9 @@ def play(args, points, book):
         return
     if importlib.util.find_spec("chess") is None:
         sys.exit("the games need python-chess: pip install chess")
+    bad = points_out_of_range(points, args.mode, *engine_ranges(args))
+    if bad:
+        sys.exit("\n".join(bad))
     lock = threading.Lock()
     if header is None:
         header = dict(wanted, lazuli=args.lazuli, lazuli_sha256=sha256(args.lazuli),
