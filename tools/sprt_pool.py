@@ -36,17 +36,18 @@ RESULT = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
 def pair_scores(lines, engine, drop_terminated=False):
-    """The engine's mean score over each finished pair of one run's log lines, and how many
-    games were left out as ended by a killed engine (only with drop_terminated)."""
+    """(the engine's mean score over each finished pair of one run's log lines, how many games
+    ended by a killed engine); with drop_terminated those games are left out of the pairs."""
     games = {}
-    dropped = 0
+    terminated = 0
     for line in lines:
         m = GAME.match(line)
         if not m:
             continue
-        if drop_terminated and " terminated " in line[m.end() - 1:]:
-            dropped += 1
-            continue
+        if " terminated " in line[m.end() - 1:]:
+            terminated += 1
+            if drop_terminated:
+                continue
         number, white, black, result = int(m[1]), m[2], m[3], RESULT[m[4]]
         if engine not in (white, black) or white == black:
             raise ValueError(f"game {number}: {engine!r} is not exactly one of {white}, {black}")
@@ -57,7 +58,7 @@ def pair_scores(lines, engine, drop_terminated=False):
         for k in range(1, last + 1, 2)
         if k in games and k + 1 in games
     ]
-    return (pairs, dropped) if drop_terminated else pairs
+    return pairs, terminated
 
 
 def llr(pairs, elo0, elo1):
@@ -111,15 +112,15 @@ def self_test():
         "game   6/8  b - a  1/2-1/2 fifty_moves plies 90",
     ]
     check("pairs are games 2k+1 and 2k+2 in any order; engine as Black scored reversed",
-          pair_scores(log, "a") == [1.0, 0.25])
+          pair_scores(log, "a")[0] == [1.0, 0.25])
     check("the other engine's view is the complement",
-          pair_scores(log, "b") == [0.0, 0.75])
-    check("an unfinished pair (game 6 without 5) is left out", len(pair_scores(log, "a")) == 2)
+          pair_scores(log, "b")[0] == [0.0, 0.75])
+    check("an unfinished pair (game 6 without 5) is left out", len(pair_scores(log, "a")[0]) == 2)
     killed = log + ["game   5/8  a - b  0-1     a terminated   plies 12",
                     "game   8/8  b - a  1-0     a terminated   plies 30",
                     "game   7/8  a - b  1-0     checkmate   plies 80"]
     check("--drop-terminated leaves out killed engines' games and their pairs, counted",
-          len(pair_scores(killed, "a")) == 4
+          len(pair_scores(killed, "a")[0]) == 4
           and pair_scores(killed, "a", drop_terminated=True) == ([1.0, 0.25], 2))
     try:
         pair_scores(log, "c")
@@ -172,12 +173,10 @@ def main():
     pooled = []
     for path in args.logs:
         with open(path, encoding="utf-8") as f:
-            lines = f.readlines()
-        kept, dropped = pair_scores(lines, args.engine, drop_terminated=True)
-        pairs = kept if args.drop_terminated else pair_scores(lines, args.engine)
+            pairs, terminated = pair_scores(f, args.engine, args.drop_terminated)
         note = ""
-        if dropped:
-            note = (f", {dropped} games ended by a killed engine "
+        if terminated:
+            note = (f", {terminated} games ended by a killed engine "
                     + ("left out" if args.drop_terminated else "counted"))
         print(f"{path}: {len(pairs)} pairs, LLR {llr(pairs, elo0, elo1):.2f} alone{note}")
         pooled += pairs
