@@ -313,8 +313,8 @@ pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 9] = [
 pub(crate) const SKILL_ELO_MAX: i64 = SKILL_ELO_ANCHORS[SKILL_ELO_ANCHORS.len() - 1].0;
 /// The node budget of a weakened search is `B(s) = SKILL_NODES_AT_ZERO *
 /// 2^(SKILL_NODE_DOUBLINGS_PER_LEVEL * s)` for `c` candidates (search/skill.rs), so `B(s) / c`
-/// a line and `B(s) * ceil(c) / c` over all threads: about 83,000 at 10 and 2 million at 19,
-/// where the clock of a short time control ends the search first. Depth 1 always completes.
+/// a line over all threads: about 28,000 a line at 10 and a million at 19, where the clock of
+/// a short time control ends the search first. Depth 1 always completes.
 pub(crate) const SKILL_NODES_AT_ZERO: f64 = 3072.0;
 /// See [`SKILL_NODES_AT_ZERO`].
 pub(crate) const SKILL_NODE_DOUBLINGS_PER_LEVEL: f64 = 0.45;
@@ -327,8 +327,8 @@ pub(crate) const SKILL_BOTTOM_LEVEL: f64 = 2.0;
 /// See [`SKILL_BOTTOM_LEVEL`].
 pub(crate) const SKILL_BOTTOM_DOUBLINGS_PER_LEVEL: f64 = 0.35;
 /// The pick's candidates: `c = 1 + (SKILL_LINES_AT_ZERO - 1) * (1 - s / 20)`, a real number
-/// (Stockfish: always 4): the best `ceil(c)` lines of the search, the last taking part in the
-/// pick with the probability of `c`'s fraction.
+/// (Stockfish: always 4): the search takes its best `ceil(c)` lines with the probability of
+/// `c`'s fraction and `floor(c)` otherwise, drawn at `go`, and picks among them.
 pub(crate) const SKILL_LINES_AT_ZERO: f64 = 4.0;
 /// The pick's weakness is `SKILL_WEAKNESS_BASE - SKILL_WEAKNESS_PER_LEVEL * s` (Stockfish:
 /// `120 - 2 * level`).

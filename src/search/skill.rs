@@ -8,24 +8,28 @@
 //!    the `UCI_Elo` through [`SKILL_ELO_ANCHORS`] (the calibration). 20 is full strength:
 //!    no weakening at all. Every knob below is continuous in `s` and reaches full strength's
 //!    value at 20, so the scale has no jump at its top (docs/limited-strength.md).
-//! 2. The search: `c = 1 + 3 (1 - s / 20)` candidates, a real number (4 at 0, 1 at 20),
-//!    searched as the best `ceil(c)` lines ([`Skill::lines`]; only the `MultiPV` lines asked
-//!    for are reported), stopped after the node budget `B(s) * ceil(c) / c` over all threads
-//!    once depth 1 is complete, with `B(s) = SKILL_NODES_AT_ZERO * 2^(0.45 s - 0.35 max(0,
-//!    2 - s))` (the second term makes the bottom levels weaker, see
-//!    [`SKILL_BOTTOM_LEVEL`]): `B(s) / c` a line, continuous in `s`, so a line fewer does not
-//!    search the others deeper (with a whole number of lines sharing one budget, each drop of
-//!    a line was a step of strength that a held-out check found, docs/limited-strength.md).
+//! 2. The search: `c = 1 + 3 (1 - s / 20)` candidates, a real number (4 at 0, 1 at 20). A
+//!    search takes `ceil(c)` of them with the probability of `c`'s fraction, `c - floor(c)`,
+//!    and `floor(c)` otherwise (drawn once at `go`, [`Skill::new`]), so the expected number of
+//!    candidates is `c`, continuous in `s`; it searches them as its best lines
+//!    ([`Skill::lines`]; only the `MultiPV` lines asked for are reported) and stops after the
+//!    node budget `B(s) / c` a line over all threads once depth 1 is complete, with `B(s) =
+//!    SKILL_NODES_AT_ZERO * 2^(0.45 s - 0.35 max(0, 2 - s))` (the second term makes the bottom
+//!    levels weaker, see [`SKILL_BOTTOM_LEVEL`]): a line fewer does not search the others
+//!    deeper (with a whole number of lines sharing one budget, each drop of a line was a step
+//!    of strength that a held-out check found, docs/limited-strength.md). The draw comes before
+//!    the search, not at the pick, so that a line the pick will not use is not searched: when
+//!    the last line was drawn at the pick, every strength below 20 searched at least two lines,
+//!    which cost the top of the scale 100 to 190 Elo at 5 s + 0.05 s where the clock, not the
+//!    budget, ends the search (a held-out check on 3b112f5, docs/limited-strength.md).
 //!    The budget only ever shortens the search that the GUI's limits allow: the clock still
 //!    applies, and a budget spent while pondering ends the main thread's search without
 //!    sending the best move before `ponderhit`.
 //! 3. The pick, after each completed iteration, among its lines ([`Skill::pick`], Stockfish's
-//!    `Skill::pick_best`): the last of the `ceil(c)` lines takes part with the probability
-//!    `c - (ceil(c) - 1)`, so the expected number of candidates is `c`, continuous in `s`;
-//!    `weakness = 110 - 1.5 s`, `delta = min(top - the last candidate's score, the margin)`
-//!    with the margin `SKILL_MAX_DELTA_AT_ZERO * (1 - s / 20)`, and each candidate scores
-//!    `score + (weakness * (top - score) + delta * (random % weakness)) / 128`; the highest
-//!    wins (the later line on a tie).
+//!    `Skill::pick_best`): `weakness = 110 - 1.5 s`, `delta = min(top - the last candidate's
+//!    score, the margin)` with the margin `SKILL_MAX_DELTA_AT_ZERO * (1 - s / 20)`, and each
+//!    candidate scores `score + (weakness * (top - score) + delta * (random % weakness)) /
+//!    128`; the highest wins (the later line on a tie).
 //! 4. The move played is the main thread's pick of its last completed iteration (the helpers'
 //!    vote is skipped, as in Stockfish); it is always one of the legal root moves.
 //!
@@ -48,6 +52,8 @@ use super::root::RootMove;
 pub(crate) struct Skill {
     /// The strength, in `[0, 20)`.
     pub strength: f64,
+    /// The candidates of this search (step 2): `ceil(c)` or `floor(c)`, drawn at `go`.
+    candidates: usize,
     /// The node budget of the search, over all threads.
     pub nodes: u64,
     /// Seeds the pick's generator.
@@ -64,18 +70,29 @@ impl Skill {
         }
         let doublings = SKILL_NODE_DOUBLINGS_PER_LEVEL * strength
             - SKILL_BOTTOM_DOUBLINGS_PER_LEVEL * (SKILL_BOTTOM_LEVEL - strength).max(0.0);
-        let candidates = candidates(strength);
-        let per_line = SKILL_NODES_AT_ZERO * doublings.exp2() / candidates;
+        let c = candidates(strength);
+        let per_line = SKILL_NODES_AT_ZERO * doublings.exp2() / c;
+        // Step 2's draw: the last of the ceil(c) candidates with the probability of c's
+        // fraction (c > 1 below full strength, so floor(c) >= 1 when it stays out).
+        let mut rng = Rng::new(seed);
+        let whole = c.ceil() as usize;
+        let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let candidates = if draw < c - (whole - 1) as f64 {
+            whole
+        } else {
+            whole - 1
+        };
         Some(Skill {
             strength,
-            nodes: (per_line * candidates.ceil()) as u64,
-            seed: Rng::new(seed).next_u64(),
+            candidates,
+            nodes: (per_line * candidates as f64) as u64,
+            seed: rng.next_u64(),
         })
     }
 
     /// Step 2: the lines searched when `multipv` are asked for: the pick's candidates.
     pub(crate) fn lines(&self, multipv: usize) -> usize {
-        multipv.max(candidates(self.strength).ceil() as usize)
+        multipv.max(self.candidates)
     }
 
     /// Step 3: the weakness and the cap of `delta`, in centipawns.
@@ -89,16 +106,9 @@ impl Skill {
     /// iteration has scored and sorted best first.
     pub(crate) fn pick(&self, root_moves: &[RootMove], lines: usize) -> usize {
         let mut rng = Rng::new(self.seed);
-        // The last of the ceil(c) lines takes part with the probability of c's fraction (when
-        // MultiPV asks for more lines, all of them take part, as in Stockfish).
-        let candidates = candidates(self.strength);
-        let whole = candidates.ceil() as usize;
-        let mut lines = lines.clamp(1, root_moves.len());
-        let last_share = candidates - (whole - 1) as f64;
-        let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        if lines == whole && lines > 1 && draw >= last_share {
-            lines -= 1;
-        }
+        // All the lines take part: the candidates drawn at `go` (when MultiPV asks for more
+        // lines, all of them, as in Stockfish).
+        let lines = lines.clamp(1, root_moves.len());
         let (weakness, margin) = self.weakness_and_margin();
         let top = i64::from(root_moves[0].score.0);
         let delta = (top - i64::from(root_moves[lines - 1].score.0)).min(margin);
@@ -215,16 +225,21 @@ mod tests {
         // The bottom levels' extra halving: 0.7 doublings fewer at 0, none from 2 up.
         assert_eq!(bottom.nodes, 1891);
         assert!(bottom.nodes < SKILL_NODES_AT_ZERO as u64);
-        let at_two = Skill::new(SKILL_BOTTOM_LEVEL, 9).unwrap();
         let per_line = SKILL_NODES_AT_ZERO * (SKILL_NODE_DOUBLINGS_PER_LEVEL * 2.0).exp2()
             / candidates(SKILL_BOTTOM_LEVEL);
-        assert_eq!(at_two.nodes, (per_line * 4.0) as u64);
+        for seed in 0..20 {
+            let at_two = Skill::new(SKILL_BOTTOM_LEVEL, seed).unwrap();
+            assert_eq!(at_two.nodes, (per_line * at_two.lines(1) as f64) as u64);
+            assert!([3, 4].contains(&at_two.lines(1)), "c = 3.7 at level 2");
+        }
         assert_eq!(bottom.lines(1), SKILL_LINES_AT_ZERO as usize);
-        // Just below full strength: two lines, the second taking part 1.5% of the time.
-        assert_eq!(top.lines(1), 2);
+        // Just below full strength (c = 1.015) a second line is searched only when it takes
+        // part in the pick (seed 9 does not draw it), and the margin is nearly nothing.
         assert!((candidates(top.strength) - 1.015).abs() < 1e-9);
+        assert_eq!(top.lines(1), 1);
         assert!(top.weakness_and_margin().1 <= 1 + SKILL_MAX_DELTA_AT_ZERO as i64 / 100);
         assert_eq!(bottom.lines(8), 8, "MultiPV asked for is searched");
+        assert_eq!(top.lines(3), 3, "MultiPV asked for is searched");
     }
 
     #[test]
@@ -253,32 +268,42 @@ mod tests {
     }
 
     #[test]
-    fn the_last_line_takes_part_with_the_fraction_of_the_candidates() {
-        // Equal scores: the pick is the last line that takes part (ties go to the later line),
-        // so it shows how often the last of the ceil(c) lines took part.
+    fn the_last_line_is_searched_with_the_fraction_of_the_candidates() {
+        // Over many seeds the search takes ceil(c) lines with the probability of c's fraction
+        // and floor(c) otherwise, so the mean is c; with equal scores the pick is the last
+        // line searched (ties go to the later line), so every line searched takes part.
         let moves = root_moves(&[0, 0, 0, 0, 0]);
-        for (strength, last, share) in [
-            (0.0, 3, 1.0),
-            (10.0 / 3.0, 3, 0.5),
-            (20.0 / 3.0, 2, 1.0),
-            (12.0, 2, 0.2),
-            (19.0, 1, 0.15),
+        for (strength, whole, share) in [
+            (0.0, 4, 1.0),
+            (10.0 / 3.0, 4, 0.5),
+            (20.0 / 3.0, 3, 1.0),
+            (12.0, 3, 0.2),
+            (17.0, 2, 0.45),
+            (19.0, 2, 0.15),
+            (19.9, 2, 0.015),
         ] {
-            let skill = |seed| Skill::new(strength, seed).unwrap();
-            let lines = skill(0).lines(1);
-            assert_eq!(lines, last + 1, "at {strength}");
-            let n = 4000;
-            let took_part = (0..n)
-                .filter(|&seed| {
-                    let pick = skill(seed).pick(&moves, lines);
-                    assert!(pick == last || pick == last - 1, "at {strength}: {pick}");
-                    pick == last
-                })
-                .count();
-            let observed = took_part as f64 / f64::from(n as u32);
+            let n = 4000u32;
+            let mut drawn = 0;
+            let mut mean = 0.0;
+            for seed in 0..u64::from(n) {
+                let skill = Skill::new(strength, seed).unwrap();
+                let lines = skill.lines(1);
+                assert!(
+                    lines == whole || lines == whole - 1,
+                    "at {strength}: {lines}"
+                );
+                assert_eq!(skill.pick(&moves, lines), lines - 1, "at {strength}");
+                drawn += usize::from(lines == whole);
+                mean += lines as f64 / f64::from(n);
+            }
+            let observed = drawn as f64 / f64::from(n);
             assert!(
                 (observed - share).abs() < 0.03,
                 "at {strength}: {observed} for {share}"
+            );
+            assert!(
+                (mean - candidates(strength)).abs() < 0.03,
+                "at {strength}: {mean}"
             );
         }
     }
