@@ -298,16 +298,17 @@ pub(crate) const SKILL_ELO_MIN: i64 = 1320;
 /// `UCI_Elo` to strength: piecewise linear between these (Elo, strength) anchors, clamped at
 /// the ends. Written by `tools/calibrate.py --write-params` from games against Stockfish 15.1's
 /// own `UCI_Elo` (docs/limited-strength.md, "Calibration"); the last anchor is full strength.
-pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 9] = [
+pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 10] = [
     (1322, 0.0),
     (1530, 2.0),
     (1807, 5.0),
     (1808, 7.0),
-    (2014, 10.0),
-    (2069, 12.0),
-    (2116, 15.0),
-    (2209, 17.0),
-    (2323, SKILL_MAX_LEVEL as f64),
+    (1972, 10.0),
+    (2107, 12.0),
+    (2130, 15.0),
+    (2237, 17.0),
+    (2238, 19.0),
+    (2305, SKILL_MAX_LEVEL as f64),
 ];
 /// The highest `UCI_Elo`: full strength as measured, the last anchor.
 pub(crate) const SKILL_ELO_MAX: i64 = SKILL_ELO_ANCHORS[SKILL_ELO_ANCHORS.len() - 1].0;
