@@ -20,8 +20,9 @@
 //!    of strength that a held-out check found, docs/limited-strength.md). The draw comes before
 //!    the search, not at the pick, so that a line the pick will not use is not searched: when
 //!    the last line was drawn at the pick, every strength below 20 searched at least two lines,
-//!    which cost the top of the scale 100 to 190 Elo at 5 s + 0.05 s where the clock, not the
-//!    budget, ends the search (a held-out check on 3b112f5, docs/limited-strength.md).
+//!    and where the clock, not the budget, ends the search (the top levels at 5 s + 0.05 s)
+//!    the second line took the first's depth (docs/limited-strength.md: the top's
+//!    recalibration, and why the calibration's straight line, more than this, misplaced it).
 //!    The budget only ever shortens the search that the GUI's limits allow: the clock still
 //!    applies, and a budget spent while pondering ends the main thread's search without
 //!    sending the best move before `ponderhit`.
