@@ -29,6 +29,11 @@ impl Rng {
         (self.next_u64() >> 40) as f32 * (1.0 / (1u64 << 24) as f32)
     }
 
+    /// Uniform in `[0, 1)` with 53 random bits (every value an `f64` step apart).
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
     /// Uniform in `[-bound, bound)`.
     pub fn symmetric(&mut self, bound: f32) -> f32 {
         (self.next_f32() * 2.0 - 1.0) * bound

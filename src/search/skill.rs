@@ -77,8 +77,7 @@ impl Skill {
         // fraction (c > 1 below full strength, so floor(c) >= 1 when it stays out).
         let mut rng = Rng::new(seed);
         let whole = c.ceil() as usize;
-        let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        let candidates = if draw < c - (whole - 1) as f64 {
+        let candidates = if rng.next_f64() < c - (whole - 1) as f64 {
             whole
         } else {
             whole - 1
