@@ -162,24 +162,30 @@ impl Player<'_> {
         }
     }
 
-    /// Plays game `game` and returns its records.
-    fn play(&mut self, game: u64) -> Result<Vec<PackedBoard>, Error> {
+    /// Plays game `game`: its records, and how many moves the engine searched in it.
+    ///
+    /// The engine's position is set once after the opening and then advanced a move at a
+    /// time ([`Engine::play_move`]); rebuilding it from the whole move list before every
+    /// search cost a few percent of the run.
+    fn play(&mut self, game: u64) -> Result<(Vec<PackedBoard>, u64), Error> {
         let mut rng = Rng::new(self.config.seed ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let line = self.opening(&mut rng)?;
         let fen = (!line[0].is_empty()).then(|| line[0].clone());
-        let mut moves: Vec<String> = line[1..].to_vec();
+        let opening: Vec<&str> = line[1..].iter().map(String::as_str).collect();
         self.engine.new_game();
+        self.engine.set_position(fen.as_deref(), &opening)?;
+        let mut ply = opening.len();
+        let mut searched = 0;
         let mut pending: Vec<(Chess, i16)> = Vec::new();
         let (mut win_run, mut draw_run) = (0usize, 0usize);
         let mut last_winner = None;
         let result: Wdl = loop {
-            let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
-            self.engine.set_position(fen.as_deref(), &texts)?;
-            let pos = self.engine.position().clone();
+            let pos = self.engine.position();
             let chess = pos.chess().clone();
+            let in_check = pos.in_check();
             let white = chess.turn() == Color::White;
             if pos.legal_moves().is_empty() {
-                break if !pos.in_check() {
+                break if !in_check {
                     1
                 } else if white {
                     0
@@ -187,10 +193,11 @@ impl Player<'_> {
                     2
                 };
             }
-            if pos.is_draw(0) || moves.len() >= MAX_PLIES {
+            if pos.is_draw(0) || ply >= MAX_PLIES {
                 break 1;
             }
             let (best, score) = self.search(self.config.nodes)?;
+            searched += 1;
             let best = best.expect("a legal move exists");
             let white_score = if white { score.0 } else { -score.0 };
             // Adjudication, from White's side.
@@ -208,7 +215,7 @@ impl Player<'_> {
             if win_run >= WIN_PLIES {
                 break if winner == Some(true) { 2 } else { 0 };
             }
-            draw_run = if moves.len() >= DRAW_FROM_PLY && white_score.abs() <= DRAW_SCORE {
+            draw_run = if ply >= DRAW_FROM_PLY && white_score.abs() <= DRAW_SCORE {
                 draw_run + 1
             } else {
                 0
@@ -217,15 +224,18 @@ impl Player<'_> {
                 break 1;
             }
             let quiet = !best.is_capture() && !best.is_promotion();
-            if quiet && !pos.in_check() && white_score.abs() < MAX_RECORDED_SCORE {
+            if quiet && !in_check && white_score.abs() < MAX_RECORDED_SCORE {
                 pending.push((chess, white_score as i16));
             }
-            moves.push(Position::uci(best, true).to_string());
+            self.engine
+                .play_move(&Position::uci(best, true).to_string())?;
+            ply += 1;
         };
-        Ok(pending
+        let records = pending
             .iter()
             .map(|(chess, score)| format::encode(chess, *score, result))
-            .collect())
+            .collect();
+        Ok((records, searched))
     }
 }
 
@@ -233,9 +243,24 @@ impl Player<'_> {
 #[derive(Default)]
 struct Tally {
     games: AtomicU64,
+    /// Moves the engine searched in those games (the opening's random plies not counted).
+    searched: AtomicU64,
     positions: AtomicU64,
     chunks_done: AtomicU64,
     chunks_skipped: AtomicU64,
+}
+
+impl Tally {
+    /// The share of the moves searched whose positions were written, in percent.
+    fn written_percent(&self) -> f64 {
+        let searched = self.searched.load(Ordering::Relaxed).max(1);
+        100.0 * self.positions.load(Ordering::Relaxed) as f64 / searched as f64
+    }
+}
+
+/// Worker threads of a run: one per chunk at most.
+fn workers(config: &DatagenConfig) -> usize {
+    config.threads.min(config.chunks() as usize)
 }
 
 /// Runs the generator. `progress` is called from the workers after each chunk.
@@ -261,7 +286,7 @@ fn generate(config: &DatagenConfig) -> Result<Tally, Error> {
     let start = Instant::now();
     let first_error = parking_lot::Mutex::new(None);
     std::thread::scope(|s| {
-        for _ in 0..config.threads.min(config.chunks() as usize) {
+        for _ in 0..workers(config) {
             s.spawn(|| {
                 if let Err(e) = worker(config, &book, &next, &tally) {
                     first_error.lock().get_or_insert(e);
@@ -306,8 +331,9 @@ fn worker(
         let last = (first + config.chunk_games).min(config.games);
         let mut records = Vec::new();
         for game in first..last {
-            let mut game_records = player.play(game)?;
+            let (mut game_records, searched) = player.play(game)?;
             tally.games.fetch_add(1, Ordering::Relaxed);
+            tally.searched.fetch_add(searched, Ordering::Relaxed);
             tally
                 .positions
                 .fetch_add(game_records.len() as u64, Ordering::Relaxed);
@@ -351,8 +377,12 @@ fn report_progress(config: &DatagenConfig, tally: &Tally, start: Instant) {
             f64::NAN
         };
         eprint!(
-            "\r{positions} positions, {games} games, {:.0} positions/s, chunks {done}+{skipped} skipped of {chunks}, about {:.0} s left   ",
+            "\r{positions} positions, {games} games, {:.0} positions/s ({:.0} a thread, {:.0}% of \
+             the moves searched written), chunks {done}+{skipped} skipped of {chunks}, about {:.0} s \
+             left   ",
             positions as f64 / secs,
+            positions as f64 / secs / workers(config) as f64,
+            tally.written_percent(),
             left
         );
         if finished {
@@ -387,9 +417,12 @@ pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
     let start = Instant::now();
     let tally = generate(config)?;
     let (hash, records) = fingerprint(config)?;
+    let secs = start.elapsed().as_secs_f64();
+    let positions = tally.positions.load(Ordering::Relaxed);
     println!(
         "datagen seed {} games {} ({} chunks of {}, {} written now, {} already there) nodes {}: \
-         {records} positions in {}, fingerprint {hash:016x}, {:.0} s",
+         {records} positions in {}, fingerprint {hash:016x}, {secs:.0} s; written now: \
+         {positions} positions from {} moves searched ({:.1}%), {:.0} positions/s a thread",
         config.seed,
         config.games,
         config.chunks(),
@@ -398,7 +431,9 @@ pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
         tally.chunks_skipped.load(Ordering::SeqCst),
         config.nodes,
         config.out.display(),
-        start.elapsed().as_secs_f64()
+        tally.searched.load(Ordering::Relaxed),
+        tally.written_percent(),
+        positions as f64 / secs.max(1e-3) / workers(config) as f64,
     );
     Ok(())
 }
@@ -477,8 +512,12 @@ mod tests {
         let base = std::env::temp_dir().join(format!("lazuli-datagen-{}", std::process::id()));
         let (one, two) = (base.join("one"), base.join("two"));
         let _ = std::fs::remove_dir_all(&base);
-        generate(&config(&one, 1)).unwrap();
+        let tally = generate(&config(&one, 1)).unwrap();
         generate(&config(&two, 2)).unwrap();
+        // Not every searched move is written (checks, captures), and no position twice.
+        let searched = tally.searched.load(Ordering::SeqCst);
+        let written = tally.positions.load(Ordering::SeqCst);
+        assert!(0 < written && written < searched, "{written} of {searched}");
         let a = fingerprint(&config(&one, 1)).unwrap();
         assert_eq!(
             a,
