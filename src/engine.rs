@@ -688,49 +688,4 @@ mod tests {
         ));
         assert_eq!(e.position().fen(), before);
     }
-
-    /// Moves played one at a time give the position `set_position` gives with the same list,
-    /// history included (a threefold repetition is seen); a refused move changes nothing.
-    #[test]
-    fn moves_played_one_at_a_time_equal_the_whole_list() {
-        let lines: [&[&str]; 3] = [
-            &["e2e4", "c7c5", "g1f3", "d7d6", "f1b5", "c8d7"],
-            &[
-                "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
-            ],
-            &[
-                "e2e4", "d7d5", "e4d5", "g8f6", "f1b5", "c8d7", "b5c4", "e7e6", "d5e6", "d7c6",
-            ],
-        ];
-        for line in lines {
-            let (mut whole, mut stepwise) = (Engine::new().unwrap(), Engine::new().unwrap());
-            whole.set_position(None, line).unwrap();
-            stepwise.set_position(None, &[]).unwrap();
-            for m in line {
-                stepwise.play_move(m).unwrap();
-            }
-            let (a, b) = (whole.position(), stepwise.position());
-            assert_eq!(
-                (a.fen(), a.key(), a.len()),
-                (b.fen(), b.key(), b.len()),
-                "{line:?}"
-            );
-            assert_eq!(a.is_draw(0), b.is_draw(0), "{line:?}");
-            let before = b.fen();
-            for bad in ["e2e5", "a1a1", "xyz", ""] {
-                assert!(
-                    matches!(stepwise.play_move(bad), Err(Error::IllegalMove(_))),
-                    "{bad}"
-                );
-                assert_eq!(stepwise.position().fen(), before);
-            }
-        }
-        let mut e = Engine::new().unwrap();
-        for m in [
-            "g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1", "f6g8",
-        ] {
-            e.play_move(m).unwrap();
-        }
-        assert!(e.position().is_draw(0), "the start position a third time");
-    }
 }

@@ -212,7 +212,9 @@ proptest! {
     }
 
     /// `position fen ... moves ...` with random moves: a refused list keeps the old position;
-    /// an accepted one is the moves played one by one.
+    /// an accepted one is the moves played one by one. The same list through
+    /// [`Engine::play_move`], a move at a time, gives the same position (its key, history and
+    /// draw by repetition included) up to the first refused move, which changes nothing.
     #[test]
     fn move_lists_are_all_or_nothing(
         fen in prop::sample::select(FENS.to_vec()),
@@ -249,6 +251,21 @@ proptest! {
         } else {
             prop_assert!(result.is_err(), "{:?} accepted", moves);
             prop_assert_eq!(engine.position().fen(), before);
+        }
+        let mut stepwise = Engine::new().expect("an engine");
+        stepwise.set_position(Some(fen), &[]).unwrap();
+        for (i, text) in refs.iter().enumerate() {
+            let at = stepwise.position().clone();
+            if stepwise.play_move(text).is_err() {
+                prop_assert!(!all_legal && i + 1 == refs.len(), "{} refused at {}", text, i);
+                prop_assert_eq!(stepwise.position().key(), at.key());
+                prop_assert_eq!(stepwise.position().len(), at.len());
+            }
+        }
+        if all_legal {
+            let (a, b) = (engine.position(), stepwise.position());
+            prop_assert_eq!((a.fen(), a.key(), a.len()), (b.fen(), b.key(), b.len()));
+            prop_assert_eq!(a.is_draw(0), b.is_draw(0));
         }
     }
 
@@ -305,4 +322,19 @@ fn check_fen(text: &str) -> Result<(), TestCaseError> {
     prop_assert_eq!(pos.perft(1), pos.legal_moves().len() as u64, "{}", fen);
     prop_assert_eq!(pos.mirrored().mirrored().fen(), fen);
     Ok(())
+}
+
+/// [`Engine::play_move`] keeps the game's history: the start position reached a third time by
+/// moves played one at a time is a draw by repetition, as with the whole list at once.
+#[test]
+fn moves_played_one_at_a_time_keep_the_history() {
+    let dance = ["g1f3", "g8f6", "f3g1", "f6g8"];
+    let (mut whole, mut stepwise) = (Engine::new().unwrap(), Engine::new().unwrap());
+    whole.set_position(None, &[dance, dance].concat()).unwrap();
+    for m in [dance, dance].concat() {
+        assert!(!stepwise.position().is_draw(0), "before {m}");
+        stepwise.play_move(m).unwrap();
+    }
+    assert!(whole.position().is_draw(0) && stepwise.position().is_draw(0));
+    assert_eq!(whole.position().key(), stepwise.position().key());
 }
