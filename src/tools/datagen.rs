@@ -256,6 +256,12 @@ impl Tally {
         let searched = self.searched.load(Ordering::Relaxed).max(1);
         100.0 * self.positions.load(Ordering::Relaxed) as f64 / searched as f64
     }
+
+    /// Positions written a second, and the same a worker thread, after `secs` seconds.
+    fn rates(&self, config: &DatagenConfig, secs: f64) -> (f64, f64) {
+        let rate = self.positions.load(Ordering::Relaxed) as f64 / secs.max(1e-3);
+        (rate, rate / workers(config) as f64)
+    }
 }
 
 /// Worker threads of a run: one per chunk at most.
@@ -376,12 +382,13 @@ fn report_progress(config: &DatagenConfig, tally: &Tally, start: Instant) {
         } else {
             f64::NAN
         };
+        let (rate, per_thread) = tally.rates(config, secs);
         eprint!(
             "\r{positions} positions, {games} games, {:.0} positions/s ({:.0} a thread, {:.0}% of \
              the moves searched written), chunks {done}+{skipped} skipped of {chunks}, about {:.0} s \
              left   ",
-            positions as f64 / secs,
-            positions as f64 / secs / workers(config) as f64,
+            rate,
+            per_thread,
             tally.written_percent(),
             left
         );
@@ -433,7 +440,7 @@ pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
         config.out.display(),
         tally.searched.load(Ordering::Relaxed),
         tally.written_percent(),
-        positions as f64 / secs.max(1e-3) / workers(config) as f64,
+        tally.rates(config, secs).1,
     );
     Ok(())
 }
