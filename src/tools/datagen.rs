@@ -174,13 +174,13 @@ impl Player<'_> {
         let opening: Vec<&str> = line[1..].iter().map(String::as_str).collect();
         self.engine.new_game();
         self.engine.set_position(fen.as_deref(), &opening)?;
-        let mut ply = opening.len();
         let mut searched = 0;
         let mut pending: Vec<(Chess, i16)> = Vec::new();
         let (mut win_run, mut draw_run) = (0usize, 0usize);
         let mut last_winner = None;
         let result: Wdl = loop {
             let pos = self.engine.position();
+            let ply = pos.len() - 1; // the game's plies: the history holds every one
             let chess = pos.chess().clone();
             let in_check = pos.in_check();
             let white = chess.turn() == Color::White;
@@ -229,7 +229,6 @@ impl Player<'_> {
             }
             self.engine
                 .play_move(&Position::uci(best, true).to_string())?;
-            ply += 1;
         };
         let records = pending
             .iter()
