@@ -91,6 +91,7 @@ const HELP: &[Case] = &[
     case(&["datagen", "--help"], 0, Stdout, "--option <NAME=VALUE>"),
     case(&["train", "--help"], 0, Stdout, "--synthetic <N>"),
     case(&["train", "--help"], 0, Stdout, "--no-calibrate"),
+    case(&["loss", "--help"], 0, Stdout, "<NET>..."),
 ];
 
 /// Flags and values that are not understood: clap's usage on stderr, exit 2.
@@ -156,6 +157,7 @@ const USAGE_ERRORS: &[Case] = &[
         "--data <PATH>|--synthetic <N>",
     ),
     case(&["train", "--synthetic", "10"], 2, Stderr, "--out <FILE>"),
+    case(&["loss", "--data", "d"], 2, Stderr, "<NET>..."),
 ];
 
 /// What runs: the UCI loop without arguments, the bench, other words as one UCI command.
@@ -197,6 +199,12 @@ const RUNS: &[Case] = &[
         1,
         Stderr,
         "lazuli: hidden size",
+    ),
+    case(
+        &["loss", "--data", "no-such-dir", "net.lznn"],
+        1,
+        Stderr,
+        "lazuli: reading no-such-dir",
     ),
 ];
 

@@ -7,7 +7,7 @@ use super::net::{self, Network, QuantisedNet};
 use super::{
     DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_FINAL_LR_FRACTION, DEFAULT_HIDDEN, DEFAULT_LAMBDA,
     DEFAULT_LR, DEFAULT_SEED, DEFAULT_VALIDATION, DEFAULT_WEIGHT_CLIP, DEFAULT_WEIGHT_DECAY,
-    LrSchedule, Progress, TrainConfig, synth, train, usable,
+    LrSchedule, Progress, TrainConfig, quantised_loss, split, synth, train, usable,
 };
 use crate::tools::available_threads;
 use crate::tools::format::{self, PackedBoard};
@@ -193,6 +193,69 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
          (b2 calibrated by {shift_cp:+.1} cp)"
     );
     println!("wrote {out} ({size} bytes)");
+    Ok(())
+}
+
+/// The flags of `lazuli loss`.
+#[derive(clap::Parser, Debug)]
+#[command(args_override_self = true)]
+pub struct LossArgs {
+    /// A marlinformat file, or a directory whose *.bin files are read in name order.
+    #[arg(long, value_name = "PATH")]
+    pub data: PathBuf,
+    /// Share of the usable positions scored, in (0, 1]: the last ones in file order, the
+    /// positions `lazuli train --val X` holds out from the same data (1: all of them).
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_VALIDATION)]
+    pub val: f64,
+    /// Weight of the game result in the target, as in training.
+    #[arg(long, value_name = "X", default_value_t = DEFAULT_LAMBDA)]
+    pub lambda: f32,
+    /// The LZNN net files to score.
+    #[arg(value_name = "NET", required = true)]
+    pub nets: Vec<PathBuf>,
+}
+
+/// `lazuli loss ...`: each net's loss on the same held-out positions, one line each on stdout.
+///
+/// # Errors
+///
+/// A share outside (0, 1], unreadable data or net files, no usable position held out.
+pub fn run_loss_cli(args: &LossArgs) -> Result<(), String> {
+    if !(args.val > 0.0 && args.val <= 1.0) {
+        return Err(format!("--val {} is outside (0, 1]", args.val));
+    }
+    if !(0.0..=1.0).contains(&args.lambda) {
+        return Err(format!("--lambda {} is outside [0, 1]", args.lambda));
+    }
+    let path = &args.data;
+    let data = format::read_path(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let (_, held_out, skipped) = split(&data, args.val);
+    if held_out.is_empty() {
+        return Err(format!("no usable position held out of {}", path.display()));
+    }
+    let nets = args
+        .nets
+        .iter()
+        .map(|p| {
+            std::fs::read(p)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| QuantisedNet::from_bytes(&bytes))
+                .map_err(|e| format!("{}: {e}", p.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    println!(
+        "{} positions held out (the last {} of {} usable, {} skipped), lambda {}",
+        held_out.len(),
+        args.val,
+        data.len() - skipped,
+        skipped,
+        args.lambda
+    );
+    for (net, path) in nets.iter().zip(&args.nets) {
+        let loss = quantised_loss(net, &data, &held_out, args.lambda)
+            .expect("held-out indices are usable records");
+        println!("{loss:.6}  {} (hidden {})", path.display(), net.hidden);
+    }
     Ok(())
 }
 

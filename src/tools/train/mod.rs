@@ -42,8 +42,10 @@ mod tests;
 use std::sync::{Barrier, RwLock};
 use std::time::Instant;
 
-pub use self::cli::{TrainArgs, run_cli};
-use self::net::{Features, Gradients, Network, PARAM_ROWS, Scratch, target_from_record};
+pub use self::cli::{LossArgs, TrainArgs, run_cli, run_loss_cli};
+use self::net::{
+    Features, Gradients, Network, PARAM_ROWS, QuantisedNet, Scratch, target_from_record,
+};
 use self::optim::{Moments, StepScalars};
 use crate::tools::format::{self, Decoded, PackedBoard};
 use crate::tools::rng::Rng;
@@ -201,6 +203,44 @@ pub fn usable(record: &PackedBoard) -> Option<Decoded> {
     format::decode(record)
         .ok()
         .filter(|d| (d.score as i32).abs() < MAX_ABS_SCORE)
+}
+
+/// The indices of `data`'s usable records, split as a training run splits them: the last
+/// `held_out` share of them (rounded) in file order, whole games of the last chunks, are held
+/// out (see the module's notes). Returns the training indices in file order, the held-out
+/// indices and the number of records skipped.
+pub fn split(data: &[PackedBoard], held_out: f64) -> (Vec<u32>, Vec<u32>, usize) {
+    let mut indices: Vec<u32> = (0..data.len() as u32)
+        .filter(|&i| usable(&data[i as usize]).is_some())
+        .collect();
+    let skipped = data.len() - indices.len();
+    let val_len = (indices.len() as f64 * held_out).round() as usize;
+    let val = indices.split_off(indices.len() - val_len.min(indices.len()));
+    (indices, val, skipped)
+}
+
+/// The mean loss of the integer net `net`, evaluating as the engine does, over the records
+/// `indices` of `data`: `(sigmoid(cp / SCALE) - target)^2` with the training target of
+/// `lambda`. The loss a training run reports is the float net's on the same records; this one
+/// compares any net files on the same positions, whatever data each was trained on. `None`
+/// when no index names a usable record.
+pub fn quantised_loss(
+    net: &QuantisedNet,
+    data: &[PackedBoard],
+    indices: &[u32],
+    lambda: f32,
+) -> Option<f64> {
+    let (mut sum, mut n) = (0.0f64, 0usize);
+    for &i in indices {
+        let record = &data[i as usize];
+        if let Some(d) = usable(record) {
+            let p = net::sigmoid(net.eval(&d) as f32 / net::SCALE as f32);
+            let target = target_from_record(record, lambda);
+            sum += ((p - target) * (p - target)) as f64;
+            n += 1;
+        }
+    }
+    (n > 0).then(|| sum / n as f64)
 }
 
 /// Thread `t`'s contiguous share of `items` when `threads` threads split them.
@@ -412,13 +452,7 @@ pub fn train(
     }
     let mut rng = Rng::new(cfg.seed);
     let net = Network::new_random(cfg.hidden, &mut rng);
-    let mut indices: Vec<u32> = (0..data.len() as u32)
-        .filter(|&i| usable(&data[i as usize]).is_some())
-        .collect();
-    let skipped = data.len() - indices.len();
-    // Held out in file order: whole games (see the module's notes).
-    let val_len = (indices.len() as f64 * cfg.validation_fraction).round() as usize;
-    let val = indices.split_off(indices.len() - val_len);
+    let (mut indices, val, skipped) = split(data, cfg.validation_fraction);
     rng.shuffle(&mut indices);
     if indices.is_empty() {
         return Err("no usable training positions".into());

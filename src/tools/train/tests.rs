@@ -591,3 +591,70 @@ fn mirrored_training() {
     let after = loss_over(&a, &records, cfg.lambda);
     assert!(after < 0.5 * before, "loss {before} -> {after}");
 }
+
+/// `lazuli loss` scores the positions a training run holds out: the split is the trainer's, the
+/// quantised net's loss there is the trainer's final validation loss up to rounding, a trained
+/// net scores well below an untrained one, and bad input is an error, not a panic.
+#[test]
+fn held_out_loss() {
+    let records = data(4000, 21);
+    let cfg = TrainConfig {
+        epochs: 6,
+        ..small_config(2)
+    };
+    let mut last = None;
+    let trained = train(&records, &cfg, |p| last = Some(p.clone())).unwrap();
+    let last = last.unwrap();
+    let (training, held, skipped) = split(&records, cfg.validation_fraction);
+    assert_eq!(
+        (training.len(), held.len(), skipped),
+        (last.train_positions, last.val_positions, last.skipped)
+    );
+    assert!(held.iter().all(|&i| i > *training.last().unwrap()));
+
+    let mut quantised = trained.quantise();
+    let sample: Vec<Decoded> = records.iter().filter_map(usable).take(1000).collect();
+    quantised.calibrate_b2(&trained, &sample);
+    let loss = quantised_loss(&quantised, &records, &held, cfg.lambda).unwrap();
+    let float = last.val_loss.unwrap();
+    assert!(
+        (loss - float).abs() < 0.02 * float,
+        "{loss} against {float}"
+    );
+    let untrained = Network::new_random(cfg.hidden, &mut Rng::new(9)).quantise();
+    let before = quantised_loss(&untrained, &records, &held, cfg.lambda).unwrap();
+    assert!(loss < 0.8 * before, "{before} -> {loss}");
+    assert_eq!(quantised_loss(&quantised, &records, &[], cfg.lambda), None);
+
+    // The command line: data and net files in, errors for what it cannot score.
+    let dir = std::env::temp_dir().join(format!("lazuli-loss-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    format::write_file(&dir.join("data.bin"), &records).unwrap();
+    let (a, b) = (dir.join("a.lznn"), dir.join("b.lznn"));
+    quantised.write(&a).unwrap();
+    untrained.write(&b).unwrap();
+    let (d, a, b) = (
+        dir.to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    );
+    let parse = |args: &[&str]| {
+        use clap::Parser;
+        LossArgs::try_parse_from(std::iter::once("loss").chain(args.iter().copied()))
+    };
+    run_loss_cli(&parse(&["--data", d, "--val", "0.1", a, b]).unwrap()).unwrap();
+    run_loss_cli(&parse(&["--data", d, "--val", "1", a]).unwrap()).unwrap();
+    let missing = dir.join("missing.lznn");
+    for bad in [
+        &["--data", d, "--val", "0", a][..],
+        &["--data", d, "--val", "1.5", a],
+        &["--data", d, "--lambda", "2", a],
+        &["--data", d, missing.to_str().unwrap()],
+        &["--data", d, dir.join("data.bin").to_str().unwrap()],
+        &["--data", missing.to_str().unwrap(), a],
+    ] {
+        assert!(run_loss_cli(&parse(bad).unwrap()).is_err(), "{bad:?}");
+    }
+    assert!(parse(&["--data", d]).is_err(), "no net file");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
