@@ -1,13 +1,13 @@
 //! The `lazuli train` command line: flags, progress on stderr, summary on stdout.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::net::{self, Network, QuantisedNet};
 use super::{
     DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_FINAL_LR_FRACTION, DEFAULT_HIDDEN, DEFAULT_LAMBDA,
     DEFAULT_LR, DEFAULT_SEED, DEFAULT_VALIDATION, DEFAULT_WEIGHT_CLIP, DEFAULT_WEIGHT_DECAY,
-    LrSchedule, Progress, TrainConfig, quantised_loss, split, synth, train, usable,
+    LrSchedule, Progress, TrainConfig, quantised_loss, split, synth, train_from, usable,
 };
 use crate::tools::available_threads;
 use crate::tools::format::{self, PackedBoard};
@@ -34,6 +34,11 @@ pub struct TrainArgs {
     /// Hidden neurons per perspective (a positive multiple of 8).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_HIDDEN)]
     pub hidden: usize,
+    /// Start from this LZNN net file instead of random weights (its width is the run's; the
+    /// file's integer weights are the start): a net trained before goes on learning from new
+    /// data.
+    #[arg(long, value_name = "FILE", conflicts_with = "hidden")]
+    pub init: Option<PathBuf>,
     /// Passes over the data.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_EPOCHS)]
     pub epochs: usize,
@@ -132,7 +137,14 @@ impl TrainArgs {
 ///
 /// A configuration the trainer refuses, unreadable data, an unwritable net file.
 pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
-    let cfg = args.config();
+    let start = match &args.init {
+        Some(path) => Some(read_net(path)?.dequantise()),
+        None => None,
+    };
+    let mut cfg = args.config();
+    if let Some(net) = &start {
+        cfg.hidden = net.hidden;
+    }
     cfg.validate()?;
     let data = match (&args.source.data, args.source.synthetic) {
         (Some(path), _) => {
@@ -151,7 +163,7 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
     let started = Instant::now();
     let mut last_print = Instant::now();
     let mut last = None;
-    let net = train(&data, &cfg, |p| {
+    let net = train_from(&data, &cfg, start, |p| {
         print_progress(p, &mut last_print);
         last = Some(p.clone());
     })?;
@@ -236,12 +248,7 @@ pub fn run_loss_cli(args: &LossArgs) -> Result<(), String> {
     let nets = args
         .nets
         .iter()
-        .map(|p| {
-            std::fs::read(p)
-                .map_err(|e| e.to_string())
-                .and_then(|bytes| QuantisedNet::from_bytes(&bytes))
-                .map_err(|e| format!("{}: {e}", p.display()))
-        })
+        .map(|p| read_net(p))
         .collect::<Result<Vec<_>, _>>()?;
     println!(
         "{} positions held out (the last {} of {} usable, {} skipped), lambda {}",
@@ -257,6 +264,14 @@ pub fn run_loss_cli(args: &LossArgs) -> Result<(), String> {
         println!("{loss:.6}  {} (hidden {})", path.display(), net.hidden);
     }
     Ok(())
+}
+
+/// A net file, or the error naming it.
+fn read_net(path: &Path) -> Result<QuantisedNet, String> {
+    std::fs::read(path)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| QuantisedNet::from_bytes(&bytes))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Mean and largest `|float cp - integer cp|` over the last usable records of `data`.

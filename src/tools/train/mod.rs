@@ -432,8 +432,19 @@ impl Shared<'_> {
     }
 }
 
-/// Trains a network on `data` and returns it; `progress` sees every report (see
-/// [`Progress`]) on the calling thread. Fails on an invalid configuration or when no usable
+/// [`train_from`] random weights (the tests' form).
+#[cfg(test)]
+pub fn train(
+    data: &[PackedBoard],
+    cfg: &TrainConfig,
+    progress: impl FnMut(&Progress),
+) -> Result<Network, String> {
+    train_from(data, cfg, None, progress)
+}
+
+/// Trains a network on `data`, from `start` when given (a net trained before, say, to go on
+/// learning from new data; its width must be `cfg.hidden`) or else from random weights, and
+/// returns it; `progress` sees every report (see [`Progress`]) on the calling thread. Fails on an invalid configuration or when no usable
 /// training position remains. `progress` must not panic: the other threads would wait for the
 /// calling thread at the next barrier forever.
 ///
@@ -441,9 +452,13 @@ impl Shared<'_> {
 /// go through each batch in two phases separated by a [`Barrier`]: every thread computes the
 /// gradients of its slice of the batch into its own buffer, then every thread reduces the
 /// buffers for its own range of parameter rows and applies AdamW there ([`optim`]).
-pub fn train(
+///
+/// The seed's stream is the same with and without a start: the random weights are drawn and
+/// then replaced, so only the start differs.
+pub fn train_from(
     data: &[PackedBoard],
     cfg: &TrainConfig,
+    start: Option<Network>,
     mut progress: impl FnMut(&Progress),
 ) -> Result<Network, String> {
     cfg.validate()?;
@@ -451,7 +466,16 @@ pub fn train(
         return Err(format!("at most {} positions", u32::MAX));
     }
     let mut rng = Rng::new(cfg.seed);
-    let net = Network::new_random(cfg.hidden, &mut rng);
+    let mut net = Network::new_random(cfg.hidden, &mut rng);
+    if let Some(start) = start {
+        if start.hidden != cfg.hidden {
+            return Err(format!(
+                "the start net is {} wide, the run {}",
+                start.hidden, cfg.hidden
+            ));
+        }
+        net = start;
+    }
     let (mut indices, val, skipped) = split(data, cfg.validation_fraction);
     rng.shuffle(&mut indices);
     if indices.is_empty() {

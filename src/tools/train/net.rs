@@ -604,8 +604,8 @@ impl QuantisedNet {
         shift
     }
 
-    /// The float network these integers stand for (for tests of the integer arithmetic).
-    #[cfg(test)]
+    /// The float network these integers stand for: the start of a run that goes on from a net
+    /// file (`lazuli train --init`), and the tests of the integer arithmetic.
     pub fn dequantise(&self) -> Network {
         let h = self.hidden;
         let mut params = vec![0.0; PARAM_ROWS * h];

@@ -658,3 +658,67 @@ fn held_out_loss() {
     assert!(parse(&["--data", d]).is_err(), "no net file");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--init`: a run that starts from a trained net's file starts where that net is (its first
+/// validation loss is the file's held-out loss, far below a random start's) and goes on
+/// learning; a start of another width is refused, and `--init` with `--hidden` is a usage error.
+#[test]
+fn training_goes_on_from_a_net_file() {
+    let records = data(4000, 23);
+    let cfg = TrainConfig {
+        epochs: 8,
+        ..small_config(2)
+    };
+    let first = train(&records, &cfg, |_| {}).unwrap().quantise();
+    let (_, held, _) = split(&records, cfg.validation_fraction);
+    let file_loss = quantised_loss(&first, &records, &held, cfg.lambda).unwrap();
+    let mut reports = Vec::new();
+    let more = TrainConfig { seed: 8, ..cfg };
+    train_from(&records, &more, Some(first.dequantise()), |p| {
+        reports.push((p.epoch, p.val_loss))
+    })
+    .unwrap();
+    let start_loss = reports[0].1.unwrap();
+    assert!(
+        (start_loss - file_loss).abs() < 0.02 * file_loss,
+        "{start_loss} against {file_loss}"
+    );
+    let mut random_start = None;
+    train(&records, &more, |p| {
+        random_start = random_start.or(p.val_loss)
+    })
+    .unwrap();
+    let random_start = random_start.unwrap();
+    assert!(start_loss < 0.7 * random_start, "{random_start} {start_loss}");
+    let end_loss = reports.last().unwrap().1.unwrap();
+    assert!(end_loss < start_loss, "{start_loss} -> {end_loss}");
+    let wider = TrainConfig { hidden: 64, ..more };
+    assert!(train_from(&records, &wider, Some(first.dequantise()), |_| {}).is_err());
+
+    let dir = std::env::temp_dir().join(format!("lazuli-train-init-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (start, out) = (dir.join("start.lznn"), dir.join("out.lznn"));
+    first.write(&start).unwrap();
+    let (start, out) = (start.to_str().unwrap(), out.to_str().unwrap());
+    let args = [
+        "--synthetic",
+        "1000",
+        "--out",
+        out,
+        "--init",
+        start,
+        "--epochs",
+        "1",
+        "--threads",
+        "1",
+    ];
+    run_cli(&parse(&args).unwrap()).unwrap();
+    let written = QuantisedNet::from_bytes(&std::fs::read(out).unwrap()).unwrap();
+    assert_eq!(written.hidden, first.hidden);
+    assert!(parse(&[&args[..], &["--hidden", "32"]].concat()).is_err());
+    let missing = dir.join("missing.lznn");
+    let missing_init = ["--synthetic", "100", "--out", out, "--init"];
+    let bad = [&missing_init[..], &[missing.to_str().unwrap()]].concat();
+    assert!(run_cli(&parse(&bad).unwrap()).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
