@@ -1,4 +1,5 @@
-//! The `lazuli train` command line: flags, progress on stderr, summary on stdout.
+//! The `lazuli train` and `lazuli loss` command lines: flags, progress on stderr, summary on
+//! stdout.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -689,7 +689,10 @@ fn training_goes_on_from_a_net_file() {
     })
     .unwrap();
     let random_start = random_start.unwrap();
-    assert!(start_loss < 0.7 * random_start, "{random_start} {start_loss}");
+    assert!(
+        start_loss < 0.7 * random_start,
+        "{random_start} {start_loss}"
+    );
     let end_loss = reports.last().unwrap().1.unwrap();
     assert!(end_loss < start_loss, "{start_loss} -> {end_loss}");
     let wider = TrainConfig { hidden: 64, ..more };
