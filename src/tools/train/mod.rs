@@ -33,6 +33,8 @@
 //!   `LZNN` net file lazuli loads.
 
 mod cli;
+#[cfg(test)]
+mod loss_tests;
 pub mod net;
 pub mod optim;
 pub mod synth;
