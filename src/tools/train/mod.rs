@@ -446,9 +446,9 @@ pub fn train(
 
 /// Trains a network on `data`, from `start` when given (a net trained before, say, to go on
 /// learning from new data; its width must be `cfg.hidden`) or else from random weights, and
-/// returns it; `progress` sees every report (see [`Progress`]) on the calling thread. Fails on an invalid configuration or when no usable
-/// training position remains. `progress` must not panic: the other threads would wait for the
-/// calling thread at the next barrier forever.
+/// returns it; `progress` sees every report (see [`Progress`]) on the calling thread. Fails on
+/// an invalid configuration or when no usable training position remains. `progress` must not
+/// panic: the other threads would wait for the calling thread at the next barrier forever.
 ///
 /// `cfg.threads - 1` threads are spawned once for the whole run; with the calling thread they
 /// go through each batch in two phases separated by a [`Barrier`]: every thread computes the
