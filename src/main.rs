@@ -1,7 +1,8 @@
 //! The `lazuli` binary. Without arguments it speaks UCI on standard input and output. Its
-//! subcommands (`bench`, `bench scaling`, `study nullmove`, `datagen`, `train`, `loss`) are parsed by
-//! clap and live in this binary's own module tree, outside the library. Any other words are run
-//! as one UCI command, then the binary exits, as Stockfish does: `lazuli go perft 5`.
+//! subcommands (`bench`, `bench scaling`, `study nullmove`, `datagen`, `train`, `loss`) are
+//! parsed by clap and live in this binary's own module tree, outside the library. Any other
+//! words are run as one UCI command, then the binary exits, as Stockfish does: `lazuli go
+//! perft 5`.
 
 mod tools;
 
