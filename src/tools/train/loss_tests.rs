@@ -7,6 +7,12 @@ use super::*;
 use crate::tools::format::{self, Decoded};
 use crate::tools::rng::Rng;
 
+/// The arguments after `lazuli loss`, parsed.
+fn parse_loss(args: &[&str]) -> Result<LossArgs, clap::Error> {
+    use clap::Parser;
+    LossArgs::try_parse_from(std::iter::once("loss").chain(args.iter().copied()))
+}
+
 /// `lazuli loss` scores the positions a training run holds out: the split is the trainer's, the
 /// quantised net's loss there is the trainer's final validation loss up to rounding, a trained
 /// net scores well below an untrained one, and bad input is an error, not a panic.
@@ -53,12 +59,8 @@ fn held_out_loss() {
         a.to_str().unwrap(),
         b.to_str().unwrap(),
     );
-    let parse = |args: &[&str]| {
-        use clap::Parser;
-        LossArgs::try_parse_from(std::iter::once("loss").chain(args.iter().copied()))
-    };
-    run_loss_cli(&parse(&["--data", d, "--val", "0.1", a, b]).unwrap()).unwrap();
-    run_loss_cli(&parse(&["--data", d, "--val", "1", a]).unwrap()).unwrap();
+    run_loss_cli(&parse_loss(&["--data", d, "--val", "0.1", a, b]).unwrap()).unwrap();
+    run_loss_cli(&parse_loss(&["--data", d, "--val", "1", a]).unwrap()).unwrap();
     let missing = dir.join("missing.lznn");
     for bad in [
         &["--data", d, "--val", "0", a][..],
@@ -68,9 +70,9 @@ fn held_out_loss() {
         &["--data", d, dir.join("data.bin").to_str().unwrap()],
         &["--data", missing.to_str().unwrap(), a],
     ] {
-        assert!(run_loss_cli(&parse(bad).unwrap()).is_err(), "{bad:?}");
+        assert!(run_loss_cli(&parse_loss(bad).unwrap()).is_err(), "{bad:?}");
     }
-    assert!(parse(&["--data", d]).is_err(), "no net file");
+    assert!(parse_loss(&["--data", d]).is_err(), "no net file");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -135,8 +137,14 @@ fn training_goes_on_from_a_net_file() {
     assert_eq!(written.hidden, first.hidden);
     assert!(parse(&[&args[..], &["--hidden", "32"]].concat()).is_err());
     let missing = dir.join("missing.lznn");
-    let missing_init = ["--synthetic", "100", "--out", out, "--init"];
-    let bad = [&missing_init[..], &[missing.to_str().unwrap()]].concat();
+    let bad = [
+        "--synthetic",
+        "100",
+        "--out",
+        out,
+        "--init",
+        missing.to_str().unwrap(),
+    ];
     assert!(run_cli(&parse(&bad).unwrap()).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
