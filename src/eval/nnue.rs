@@ -108,8 +108,8 @@ impl Reader<'_> {
 
 impl Network {
     /// The net file built into lazuli, which searches use unless `EvalFile` names another:
-    /// net s123-h32m (`docs/nets.md`).
-    pub const BUILT_IN: &'static [u8] = include_bytes!("../../docs/nets/s123-h32m.lznn");
+    /// net s6f-h32m (`docs/nets.md`).
+    pub const BUILT_IN: &'static [u8] = include_bytes!("../../docs/nets/s6f-h32m.lznn");
 
     /// Parses a net file: `LZNN`, then little-endian `u32` version (1), hidden width `H` (a
     /// multiple of 32 up to [`MAX_HIDDEN`]), QA, QB and SCALE (which must match this build),
