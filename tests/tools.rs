@@ -6,7 +6,8 @@
 //! of `src/params.rs`, the chart) and its resume logic, with the standard library only: no
 //! engine, no python-chess. Without `python3` the test says so on stderr and is reported as
 //! ignored, never as passed (this file has its own harness, `libtest-mimic`); under
-//! `LAZULI_REQUIRE_TOOLS=1` (`.ci/run`) a missing `python3` fails it instead.
+//! `LAZULI_REQUIRE_TOOLS=1` (`.ci/run`) a missing `python3` fails it instead. `tools/mates.py`
+//! given an engine that cannot start stops before any search with one line naming it.
 
 use libtest_mimic::{Arguments, Trial};
 use std::path::Path;
@@ -29,6 +30,11 @@ fn main() {
         Trial::test("sprt_pool_self_test", || {
             self_test("tools/sprt_pool.py", 11)
         })
+        .with_ignored_flag(missing && !require),
+        Trial::test(
+            "mates_refuses_an_engine_that_cannot_start",
+            mates_missing_engine,
+        )
         .with_ignored_flag(missing && !require),
     ];
     libtest_mimic::run(&Arguments::from_args(), trials).exit();
@@ -54,6 +60,30 @@ fn self_test(tool: &str, min_checks: usize) -> Result<(), libtest_mimic::Failed>
         .collect();
     if !out.status.success() || counts.len() != 2 || counts[1] != 0 || counts[0] < min_checks {
         return Err(format!("self-test failed ({}):\n{stdout}\n{stderr}", out.status).into());
+    }
+    Ok(())
+}
+
+/// `tools/mates.py` with a lazuli that works and an engine path that does not exist: exit status
+/// 1, one line naming the missing engine, no traceback and no position searched (the progress
+/// counter, written after `\r`, never printed).
+fn mates_missing_engine() -> Result<(), libtest_mimic::Failed> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let missing = root.join("target/no-such-engine");
+    let out = Command::new("python3")
+        .arg(root.join("tools/mates.py"))
+        .args(["--epd", "tests/data/mates_2to5_dev.epd", "--nodes", "1000"])
+        .args(["--engine", env!("CARGO_BIN_EXE_lazuli"), "--engine"])
+        .arg(&missing)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("python3 cannot run: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let named = stderr.contains("engine 1") && stderr.contains("no-such-engine");
+    let searched = stderr.contains('\r');
+    if out.status.code() != Some(1) || !named || stderr.contains("Traceback") || searched {
+        return Err(format!("mates.py ({}):\n{stderr}", out.status).into());
     }
     Ok(())
 }
