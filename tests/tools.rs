@@ -10,8 +10,9 @@
 //! given an engine that cannot start stops before any search with one line naming it.
 
 use libtest_mimic::{Arguments, Trial};
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 fn main() {
     let require = std::env::var_os("LAZULI_REQUIRE_TOOLS").is_some();
@@ -40,17 +41,26 @@ fn main() {
     libtest_mimic::run(&Arguments::from_args(), trials).exit();
 }
 
-/// `python3 TOOL --self-test`: every check passes and the closing line counts them, at least
-/// `min_checks` (so that a self-test that ran nothing cannot pass).
-fn self_test(tool: &str, min_checks: usize) -> Result<(), libtest_mimic::Failed> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Command::new("python3")
-        .arg(root.join(tool))
-        .arg("--self-test")
+/// `python3 TOOL ARGS...` from the repository's tools, run in the temporary directory (the tools
+/// find their own modules and take absolute paths), without writing bytecode into the tree.
+fn python3<I, S>(tool: &str, args: I) -> Result<Output, libtest_mimic::Failed>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(tool))
+        .args(args)
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .current_dir(std::env::temp_dir())
         .output()
-        .map_err(|e| format!("python3 cannot run: {e}"))?;
+        .map_err(|e| format!("python3 cannot run: {e}").into())
+}
+
+/// `python3 TOOL --self-test`: every check passes and the closing line counts them, at least
+/// `min_checks` (so that a self-test that ran nothing cannot pass).
+fn self_test(tool: &str, min_checks: usize) -> Result<(), libtest_mimic::Failed> {
+    let out = python3(tool, ["--self-test"])?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let last = stdout.lines().last().unwrap_or_default();
@@ -69,16 +79,22 @@ fn self_test(tool: &str, min_checks: usize) -> Result<(), libtest_mimic::Failed>
 /// counter, written after `\r`, never printed).
 fn mates_missing_engine() -> Result<(), libtest_mimic::Failed> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let epd = root.join("tests/data/mates_2to5_dev.epd");
     let missing = root.join("target/no-such-engine");
-    let out = Command::new("python3")
-        .arg(root.join("tools/mates.py"))
-        .args(["--epd", "tests/data/mates_2to5_dev.epd", "--nodes", "1000"])
-        .args(["--engine", env!("CARGO_BIN_EXE_lazuli"), "--engine"])
-        .arg(&missing)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .current_dir(root)
-        .output()
-        .map_err(|e| format!("python3 cannot run: {e}"))?;
+    let lazuli = Path::new(env!("CARGO_BIN_EXE_lazuli"));
+    let out = python3(
+        "tools/mates.py",
+        [
+            OsStr::new("--epd"),
+            epd.as_os_str(),
+            OsStr::new("--nodes"),
+            OsStr::new("1000"),
+            OsStr::new("--engine"),
+            lazuli.as_os_str(),
+            OsStr::new("--engine"),
+            missing.as_os_str(),
+        ],
+    )?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let named = stderr.contains("engine 1") && stderr.contains("no-such-engine");
     let searched = stderr.contains('\r');
