@@ -1,7 +1,7 @@
 //! The network's costs (`cargo bench --bench nnue`): one evaluation from an accumulator, one
 //! accumulator update for a quiet move and for a capture, one refresh from scratch, at the
-//! widths 32 (the built-in net, `Network::BUILT_IN`) and 256 (random weights,
-//! `Network::random_bytes`), beside one hand-crafted evaluation of the same position.
+//! widths 32 (the built-in net, `Network::BUILT_IN`) and 256 (random weights in 8 output
+//! buckets, `Network::random_bytes`), beside one hand-crafted evaluation of the same position.
 
 use std::hint::black_box;
 
@@ -30,14 +30,14 @@ fn bench(c: &mut Criterion) {
         (32, Network::from_bytes(Network::BUILT_IN).unwrap()),
         (
             256,
-            Network::from_bytes(&Network::random_bytes(256, 7)).unwrap(),
+            Network::from_bytes(&Network::random_bytes(256, 8, 7)).unwrap(),
         ),
     ];
     let mut group = c.benchmark_group("nnue");
     for (width, net) in &nets {
         let acc = net.refresh(&chess);
         group.bench_with_input(BenchmarkId::new("evaluate", width), &acc, |b, acc| {
-            b.iter(|| black_box(net.evaluate(black_box(acc), chess.turn())))
+            b.iter(|| black_box(net.evaluate(black_box(acc), &chess)))
         });
         for (name, m) in [("update quiet", &quiet), ("update capture", &capture)] {
             group.bench_with_input(BenchmarkId::new(name, width), &acc, |b, acc| {

@@ -8,7 +8,6 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use lazuli::{Engine, Limits, Network, Position, Silent};
-use shakmaty::Position as _;
 
 fn bench(c: &mut Criterion) {
     let positions: Vec<Position> = lazuli::bench_positions()
@@ -18,13 +17,13 @@ fn bench(c: &mut Criterion) {
     let net = Network::from_bytes(Network::BUILT_IN).unwrap();
     let accumulators: Vec<_> = positions
         .iter()
-        .map(|p| (net.refresh(p.chess()), p.chess().turn()))
+        .map(|p| (net.refresh(p.chess()), p.chess()))
         .collect();
     c.bench_function("net evaluate (bench positions, from accumulators)", |b| {
         b.iter(|| {
             accumulators
                 .iter()
-                .map(|(acc, stm)| net.evaluate(black_box(acc), *stm))
+                .map(|(acc, chess)| net.evaluate(black_box(acc), chess))
                 .sum::<i32>()
         })
     });

@@ -587,10 +587,11 @@ impl Engine {
         matches!(self.evaluation(), Evaluation::Nnue(_))
     }
 
-    /// The hidden width of the network searches evaluate with, if they use one.
-    pub fn net_width(&self) -> Option<usize> {
+    /// The hidden width and the output buckets of the network searches evaluate with, if they
+    /// use one.
+    pub fn net_shape(&self) -> Option<(usize, usize)> {
         match self.evaluation() {
-            Evaluation::Nnue(net) => Some(net.hidden()),
+            Evaluation::Nnue(net) => Some((net.hidden(), net.buckets())),
             Evaluation::Hce => None,
         }
     }

@@ -410,9 +410,13 @@ impl Uci {
         for line in self.engine.eval_trace().to_string().lines() {
             self.out.line(line);
         }
-        if let Some(width) = self.engine.net_width() {
+        if let Some((width, buckets)) = self.engine.net_shape() {
+            let buckets = match buckets {
+                1 => String::new(),
+                b => format!(", {b} output buckets"),
+            };
             self.out.line(&format!(
-                "NNUE evaluation: {} (side to move; net 768 -> {width} x 2 -> 1)",
+                "NNUE evaluation: {} (side to move; net 768 -> {width} x 2 -> 1{buckets})",
                 self.engine.evaluate().0
             ));
         }

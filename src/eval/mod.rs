@@ -10,7 +10,7 @@ pub(crate) mod nnue;
 
 use std::sync::Arc;
 
-use shakmaty::{Chess, Move, Position as _};
+use shakmaty::{Chess, Move};
 
 use crate::params::NET_OUTPUT_PERCENT;
 use crate::score::Score;
@@ -32,7 +32,7 @@ impl Evaluation {
     pub(crate) fn evaluate(&self, chess: &Chess) -> Score {
         match self {
             Evaluation::Hce => hce::evaluate(chess),
-            Evaluation::Nnue(net) => scaled(net.evaluate(&net.refresh(chess), chess.turn())),
+            Evaluation::Nnue(net) => scaled(net.evaluate(&net.refresh(chess), chess)),
         }
     }
 }
@@ -109,7 +109,7 @@ impl EvalStack {
         match &self.eval {
             Evaluation::Hce => hce::evaluate(chess),
             Evaluation::Nnue(net) => {
-                let score = scaled(net.evaluate(&self.accumulators[self.top], chess.turn()));
+                let score = scaled(net.evaluate(&self.accumulators[self.top], chess));
                 debug_assert_eq!(
                     score,
                     self.eval.evaluate(chess),

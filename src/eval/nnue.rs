@@ -11,6 +11,10 @@
 //!   first `H` output weights, the other side's against the next `H` (scale `QB`),
 //!   divided by `QA`, plus the output bias (scale `QA * QB`), times `SCALE / (QA * QB)`
 //!   centipawns.
+//! - Output buckets: a net may hold `B` such output layers (1, 2, 4 or 8) and use the one of
+//!   the position's piece count, `(pieces - 2) / (32 / B)` (Stockfish's and bullet's
+//!   material-count buckets): an ending is scored by weights of its own while the hidden layer
+//!   stays shared. Choosing costs one popcount.
 //!
 //! - Width: `H` is read from the file, any multiple of 32 up to [`MAX_HIDDEN`] (smaller nets
 //!   are what a few million positions support). Accumulators are arrays of `MAX_HIDDEN` lanes
@@ -43,9 +47,12 @@ const QB: i32 = 64;
 const SCALE: i32 = 400;
 /// The largest output weight the `i16` product of [`screlu_dot`] allows (`QA * 128 < 2^15`).
 const MAX_OUTPUT_WEIGHT: u16 = 128;
-/// The file's magic bytes and version.
+/// The file's magic bytes and versions: 1 (one output layer) and 2 (output buckets).
 const MAGIC: &[u8; 4] = b"LZNN";
 const VERSION: u32 = 1;
+const VERSION_BUCKETS: u32 = 2;
+/// The most output buckets a net file may hold (each a divisor of 32 pieces).
+pub(crate) const MAX_BUCKETS: usize = 8;
 
 /// One perspective's hidden layer.
 type Half = [i16; MAX_HIDDEN];
@@ -57,9 +64,14 @@ pub struct Network {
     /// One row of weights per input feature (the first `hidden` lanes).
     feature_weights: Box<[Half; INPUTS]>,
     feature_bias: Half,
-    /// `[0]` for the side to move's accumulator, `[1]` for the other side's.
-    output_weights: [Half; 2],
-    output_bias: i32,
+    /// Output layers (buckets), 1, 2, 4 or 8 of them: see [`Network::bucket`].
+    buckets: usize,
+    /// Per bucket (the first `buckets` in use), `[0]` for the side to move's accumulator,
+    /// `[1]` for the other side's. Fixed-size, so indexing needs no bounds check: a `Vec`
+    /// cost 0.45% of the bench's instructions with one bucket.
+    output_weights: Box<[[Half; 2]; MAX_BUCKETS]>,
+    /// Per bucket.
+    output_bias: [i32; MAX_BUCKETS],
 }
 
 /// Both perspectives' accumulators: `[White's view, Black's view]`.
@@ -111,10 +123,12 @@ impl Network {
     /// net s6f-h32m (`docs/nets.md`).
     pub const BUILT_IN: &'static [u8] = include_bytes!("../../docs/nets/s6f-h32m.lznn");
 
-    /// Parses a net file: `LZNN`, then little-endian `u32` version (1), hidden width `H` (a
-    /// multiple of 32 up to [`MAX_HIDDEN`]), QA, QB and SCALE (which must match this build),
-    /// then `i16` feature weights (feature-major, `768 x H`), `i16` feature bias (`H`), `i16`
-    /// output weights (`2 x H`) and an `i32` output bias, and nothing after.
+    /// Parses a net file: `LZNN`, then little-endian `u32` version (1 or 2), hidden width `H`
+    /// (a multiple of 32 up to [`MAX_HIDDEN`]), QA, QB and SCALE (which must match this
+    /// build), in version 2 the number of output buckets `B` (1, 2, 4 or 8; version 1 has
+    /// one), then `i16` feature weights (feature-major, `768 x H`), `i16` feature bias (`H`),
+    /// `i16` output weights (`B x 2 x H`, bucket-major, side to move first) and `B` `i32`
+    /// output biases, and nothing after.
     ///
     /// # Errors
     ///
@@ -126,11 +140,22 @@ impl Network {
             return Err(bad("wrong magic bytes".into()));
         }
         let [version, hidden, qa, qb, scale] = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
-        let want = [VERSION, QA as u32, QB as u32, SCALE as u32];
-        if [version, qa, qb, scale] != want {
+        let want = [QA as u32, QB as u32, SCALE as u32];
+        if ![VERSION, VERSION_BUCKETS].contains(&version) || [qa, qb, scale] != want {
             return Err(bad(format!(
-                "header (version, QA, QB, scale) {:?}, this build reads {want:?}",
+                "header (version, QA, QB, scale) {:?}, this build reads versions \
+                 {VERSION} and {VERSION_BUCKETS} with {want:?}",
                 [version, qa, qb, scale]
+            )));
+        }
+        let buckets = if version == VERSION {
+            1
+        } else {
+            r.u32()? as usize
+        };
+        if !matches!(buckets, 1 | 2 | 4 | 8) {
+            return Err(bad(format!(
+                "{buckets} output buckets, this build reads 1, 2, 4 or {MAX_BUCKETS}"
             )));
         }
         let hidden = hidden as usize;
@@ -146,25 +171,30 @@ impl Network {
                 .try_into()
                 .expect("INPUTS rows"),
             feature_bias: [0; MAX_HIDDEN],
-            output_weights: [[0; MAX_HIDDEN]; 2],
-            output_bias: 0,
+            buckets,
+            output_weights: Box::new([[[0; MAX_HIDDEN]; 2]; MAX_BUCKETS]),
+            output_bias: [0; MAX_BUCKETS],
         };
         for row in net.feature_weights.iter_mut() {
             r.half(&mut row[..hidden])?;
         }
         r.half(&mut net.feature_bias[..hidden])?;
-        let [stm, other] = &mut net.output_weights;
-        r.half(&mut stm[..hidden])?;
-        r.half(&mut other[..hidden])?;
-        net.output_bias = i32::from_le_bytes(r.take()?);
+        for [stm, other] in &mut net.output_weights[..buckets] {
+            r.half(&mut stm[..hidden])?;
+            r.half(&mut other[..hidden])?;
+        }
+        for bias in &mut net.output_bias[..buckets] {
+            *bias = i32::from_le_bytes(r.take()?);
+        }
         if !r.bytes.is_empty() {
             return Err(bad(format!("{} bytes after the end", r.bytes.len())));
         }
         // The output layer multiplies a clipped activation (at most QA) by a weight in i16.
         if net
             .output_weights
-            .as_flattened()
             .iter()
+            .flatten()
+            .flatten()
             .any(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT)
         {
             return Err(bad(format!(
@@ -174,15 +204,24 @@ impl Network {
         Ok(net)
     }
 
-    /// A net file of width `hidden` (a multiple of 32 up to [`MAX_HIDDEN`]) with small
-    /// pseudo-random weights ([`Rng`] from `seed`), for tests and benchmarks.
+    /// A net file of width `hidden` (a multiple of 32 up to [`MAX_HIDDEN`]) and `buckets`
+    /// output buckets (1: version 1, else version 2) with small pseudo-random weights ([`Rng`]
+    /// from `seed`), for tests and benchmarks.
     #[doc(hidden)]
-    pub fn random_bytes(hidden: usize, seed: u64) -> Vec<u8> {
+    pub fn random_bytes(hidden: usize, buckets: usize, seed: u64) -> Vec<u8> {
         let mut rng = Rng::new(seed);
         let mut next = |bound: i16| rng.below(2 * bound as usize + 1) as i16 - bound;
         let mut bytes = MAGIC.to_vec();
-        for v in [VERSION, hidden as u32, QA as u32, QB as u32, SCALE as u32] {
+        let version = if buckets == 1 {
+            VERSION
+        } else {
+            VERSION_BUCKETS
+        };
+        for v in [version, hidden as u32, QA as u32, QB as u32, SCALE as u32] {
             bytes.extend(v.to_le_bytes());
+        }
+        if buckets != 1 {
+            bytes.extend((buckets as u32).to_le_bytes());
         }
         for _ in 0..INPUTS * hidden {
             bytes.extend(next(40).to_le_bytes());
@@ -190,16 +229,31 @@ impl Network {
         for _ in 0..hidden {
             bytes.extend(next(60).to_le_bytes());
         }
-        for _ in 0..2 * hidden {
+        for _ in 0..2 * hidden * buckets {
             bytes.extend(next(127).to_le_bytes());
         }
-        bytes.extend(1234i32.to_le_bytes());
+        for b in 0..buckets as i32 {
+            bytes.extend((1234 - 300 * b).to_le_bytes());
+        }
         bytes
     }
 
     /// Width of the hidden layer.
     pub fn hidden(&self) -> usize {
         self.hidden
+    }
+
+    /// Number of output buckets.
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// The output bucket of a position with `pieces` pieces (kings included):
+    /// `(pieces - 2) / (32 / B)`, so with 8 buckets 2-5 pieces use bucket 0 and 30-32 bucket 7.
+    pub fn bucket(&self, pieces: usize) -> usize {
+        // 32 / B is a power of two: a shift, where a division by a runtime value would cost.
+        let shift = 5 - self.buckets.trailing_zeros();
+        (pieces.saturating_sub(2) >> shift).min(self.buckets - 1)
     }
 
     /// The lanes of `half` this net uses.
@@ -225,17 +279,23 @@ impl Network {
         acc
     }
 
-    /// The evaluation of the position of `acc` with `stm` to move, in centipawns from the side
-    /// to move.
-    pub fn evaluate(&self, acc: &Accumulator, stm: Color) -> i32 {
-        let (us, them) = match stm {
+    /// The evaluation of `chess`, whose accumulator is `acc`, in centipawns from the side to
+    /// move.
+    pub fn evaluate(&self, acc: &Accumulator, chess: &Chess) -> i32 {
+        let (us, them) = match chess.turn() {
             Color::White => (&acc.halves[0], &acc.halves[1]),
             Color::Black => (&acc.halves[1], &acc.halves[0]),
         };
+        // One bucket: no popcount (a dozen instructions without the CPU's own).
+        let bucket = match self.buckets {
+            1 => 0,
+            _ => self.bucket(chess.board().occupied().count()),
+        };
+        let bucket = bucket % MAX_BUCKETS;
+        let [w_us, w_them] = &self.output_weights[bucket];
         let h = self.hidden;
-        let sum = screlu_dot(&us[..h], &self.output_weights[0][..h])
-            + screlu_dot(&them[..h], &self.output_weights[1][..h]);
-        let out = sum / i64::from(QA) + i64::from(self.output_bias);
+        let sum = screlu_dot(&us[..h], &w_us[..h]) + screlu_dot(&them[..h], &w_them[..h]);
+        let out = sum / i64::from(QA) + i64::from(self.output_bias[bucket]);
         (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 }
@@ -324,7 +384,7 @@ pub(crate) mod tests {
     }
 
     fn incremental_updates_equal_a_refresh(hidden: usize) {
-        let net = Network::from_bytes(&Network::random_bytes(hidden, 7)).unwrap();
+        let net = Network::from_bytes(&Network::random_bytes(hidden, 1, 7)).unwrap();
         assert_eq!(net.hidden(), hidden);
         let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
         let mut checked = 0;
@@ -368,7 +428,8 @@ pub(crate) mod tests {
     }
 
     fn a_position_and_its_mirror_evaluate_the_same(hidden: usize) {
-        let net = Network::from_bytes(&Network::random_bytes(hidden, 11)).unwrap();
+        let buckets = if hidden == 64 { 8 } else { 1 };
+        let net = Network::from_bytes(&Network::random_bytes(hidden, buckets, 11)).unwrap();
         let mut distinct = std::collections::HashSet::new();
         for fen in [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -378,8 +439,8 @@ pub(crate) mod tests {
         ] {
             let pos = Position::from_fen(fen).unwrap();
             let mirror = pos.mirrored();
-            let score = net.evaluate(&net.refresh(pos.chess()), pos.turn());
-            let mirrored = net.evaluate(&net.refresh(mirror.chess()), mirror.turn());
+            let score = net.evaluate(&net.refresh(pos.chess()), pos.chess());
+            let mirrored = net.evaluate(&net.refresh(mirror.chess()), mirror.chess());
             assert_eq!(score, mirrored, "width {hidden}: {fen}");
             distinct.insert(score);
         }
@@ -389,14 +450,98 @@ pub(crate) mod tests {
         );
     }
 
+    /// (pieces, buckets, the bucket): the first and last piece count of every bucket.
+    const BUCKETS: [(usize, usize, usize); 12] = [
+        (2, 1, 0),
+        (32, 1, 0),
+        (17, 2, 0),
+        (18, 2, 1),
+        (9, 4, 0),
+        (10, 4, 1),
+        (32, 4, 3),
+        (2, 8, 0),
+        (5, 8, 0),
+        (6, 8, 1),
+        (29, 8, 6),
+        (30, 8, 7),
+    ];
+
+    #[test]
+    fn the_bucket_of_a_piece_count() {
+        for (pieces, buckets, want) in BUCKETS {
+            let net = Network::from_bytes(&Network::random_bytes(32, buckets, 1)).unwrap();
+            assert_eq!(net.buckets(), buckets);
+            assert_eq!(
+                net.bucket(pieces),
+                want,
+                "{pieces} pieces, {buckets} buckets"
+            );
+        }
+    }
+
+    /// A net of 8 output buckets scores a position as the one-bucket net made of its
+    /// hidden layer and the output layer of the position's bucket.
+    #[test]
+    fn a_bucketed_net_evaluates_with_the_bucket_of_the_piece_count() {
+        let hidden = 64;
+        let bytes = Network::random_bytes(hidden, 8, 5);
+        let net = Network::from_bytes(&bytes).unwrap();
+        // Version 2's header is one word longer; its body holds the hidden layer, then
+        // 8 output layers of 2H i16 each, then 8 biases.
+        let hidden_end = 28 + 2 * (INPUTS + 1) * hidden;
+        let layer = 4 * hidden;
+        let bias_start = hidden_end + 8 * layer;
+        let single = |b: usize| {
+            let mut one = bytes[..24].to_vec();
+            one[4..8].copy_from_slice(&VERSION.to_le_bytes());
+            one.extend(&bytes[28..hidden_end]);
+            one.extend(&bytes[hidden_end + b * layer..hidden_end + (b + 1) * layer]);
+            one.extend(&bytes[bias_start + 4 * b..bias_start + 4 * (b + 1)]);
+            Network::from_bytes(&one).unwrap()
+        };
+        let mut buckets_seen = std::collections::HashSet::new();
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1",
+            "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8",
+            "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let b = net.bucket(pos.chess().board().occupied().count());
+            buckets_seen.insert(b);
+            let acc = net.refresh(pos.chess());
+            let one = single(b);
+            assert_eq!(
+                net.evaluate(&acc, pos.chess()),
+                one.evaluate(&one.refresh(pos.chess()), pos.chess()),
+                "{fen}"
+            );
+            // Another bucket's layer gives another score (the random layers differ).
+            let other = single((b + 1) % 8);
+            assert_ne!(
+                net.evaluate(&acc, pos.chess()),
+                other.evaluate(&other.refresh(pos.chess()), pos.chess()),
+                "{fen}"
+            );
+        }
+        assert!(buckets_seen.len() >= 4, "{buckets_seen:?}");
+    }
+
     #[test]
     fn bad_net_files_are_refused() {
-        let good = Network::random_bytes(MAX_HIDDEN, 3);
+        let good = Network::random_bytes(MAX_HIDDEN, 1, 3);
         assert!(Network::from_bytes(&good).is_ok());
         // A width the header names but the body does not hold, and widths no build reads.
         let width = |w: u32| {
             let mut bytes = good.clone();
             bytes[8..12].copy_from_slice(&w.to_le_bytes());
+            bytes
+        };
+        let buckets = |b: u32| {
+            let mut bytes = Network::random_bytes(32, 2, 3);
+            bytes[24..28].copy_from_slice(&b.to_le_bytes());
             bytes
         };
         let mut big_output = good.clone();
@@ -410,12 +555,24 @@ pub(crate) mod tests {
             ("width 48", width(48)),
             ("width 512", width(512)),
             ("narrow net truncated", {
-                let narrow = Network::random_bytes(64, 3);
+                let narrow = Network::random_bytes(64, 1, 3);
                 narrow[..narrow.len() - 1].to_vec()
             }),
             ("truncated", good[..good.len() - 1].to_vec()),
             ("trailing", good.iter().chain(&[0u8]).copied().collect()),
             ("output weight", big_output),
+            ("bucketed net truncated", {
+                let bucketed = Network::random_bytes(32, 4, 3);
+                bucketed[..bucketed.len() - 4].to_vec()
+            }),
+            ("3 buckets", buckets(3)),
+            ("16 buckets", buckets(16)),
+            ("0 buckets", buckets(0)),
+            ("version 3", {
+                let mut bytes = Network::random_bytes(32, 2, 3);
+                bytes[4..8].copy_from_slice(&3u32.to_le_bytes());
+                bytes
+            }),
         ] {
             assert!(Network::from_bytes(&bytes).is_err(), "{what}");
         }

@@ -40,6 +40,11 @@ pub struct TrainArgs {
     /// data.
     #[arg(long, value_name = "FILE", conflicts_with = "hidden")]
     pub init: Option<PathBuf>,
+    /// Output buckets by piece count: 1, 2, 4 or 8 output layers over one hidden layer
+    /// [default: --init's, else 1]. With --init from a one-bucket net, its output layer starts
+    /// every bucket.
+    #[arg(long, value_name = "N")]
+    pub buckets: Option<usize>,
     /// Passes over the data.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_EPOCHS)]
     pub epochs: usize,
@@ -107,6 +112,7 @@ impl TrainArgs {
     pub fn config(&self) -> TrainConfig {
         TrainConfig {
             hidden: self.hidden,
+            buckets: self.buckets.unwrap_or(1),
             epochs: self.epochs,
             batch_size: self.batch,
             lr: self.lr,
@@ -145,6 +151,7 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
     let mut cfg = args.config();
     if let Some(net) = &start {
         cfg.hidden = net.hidden;
+        cfg.buckets = args.buckets.unwrap_or(net.buckets);
     }
     cfg.validate()?;
     let data = match (&args.source.data, args.source.synthetic) {
@@ -155,9 +162,10 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
         (None, None) => unreachable!("clap requires --data or --synthetic"),
     };
     eprintln!(
-        "training {} -> {}x2 -> 1 on {} records, {} threads",
+        "training {} -> {}x2 -> 1 ({} output buckets) on {} records, {} threads",
         net::INPUTS,
         cfg.hidden,
+        cfg.buckets,
         data.len(),
         cfg.threads
     );
@@ -170,8 +178,8 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
     })?;
     let seconds = started.elapsed().as_secs_f64();
     let mut quantised = net.quantise();
-    let shift = if args.no_calibrate {
-        0
+    let shifts = if args.no_calibrate {
+        vec![0]
     } else {
         let sample: Vec<_> = data
             .iter()
@@ -200,10 +208,19 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
     println!("final train loss: {}", fmt(last.train_loss));
     println!("final validation loss: {}", fmt(last.val_loss));
     let (mean, max, n) = quantisation_error(&net, &quantised, &data);
-    let shift_cp = shift as f64 * net::SCALE as f64 / (net::QA * net::QB) as f64;
+    let shifts_cp: Vec<String> = shifts
+        .iter()
+        .map(|&s| {
+            format!(
+                "{:+.1}",
+                s as f64 * net::SCALE as f64 / (net::QA * net::QB) as f64
+            )
+        })
+        .collect();
     println!(
         "quantised vs float over {n} positions: mean |diff| {mean:.2} cp, max {max:.1} cp \
-         (b2 calibrated by {shift_cp:+.1} cp)"
+         (b2 calibrated by {} cp)",
+        shifts_cp.join(" ")
     );
     println!("wrote {out} ({size} bytes)");
     Ok(())
@@ -262,7 +279,12 @@ pub fn run_loss_cli(args: &LossArgs) -> Result<(), String> {
     for (net, path) in nets.iter().zip(&args.nets) {
         let loss = quantised_loss(net, &data, &held_out, args.lambda)
             .expect("held-out indices are usable records");
-        println!("{loss:.6}  {} (hidden {})", path.display(), net.hidden);
+        println!(
+            "{loss:.6}  {} (hidden {}, output buckets {})",
+            path.display(),
+            net.hidden,
+            net.buckets
+        );
     }
     Ok(())
 }

@@ -42,7 +42,7 @@ fn held_out_loss() {
         (loss - float).abs() < 0.02 * float,
         "{loss} against {float}"
     );
-    let untrained = Network::new_random(cfg.hidden, &mut Rng::new(9)).quantise();
+    let untrained = Network::new_random(cfg.hidden, 1, &mut Rng::new(9)).quantise();
     let before = quantised_loss(&untrained, &records, &held, cfg.lambda).unwrap();
     assert!(loss < 0.8 * before, "{before} -> {loss}");
     assert_eq!(quantised_loss(&quantised, &records, &[], cfg.lambda), None);

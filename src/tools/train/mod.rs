@@ -32,6 +32,8 @@
 //! * **Output.** The trained network is quantised ([`net::QuantisedNet`]) and written as the
 //!   `LZNN` net file lazuli loads.
 
+#[cfg(test)]
+mod bucket_tests;
 mod cli;
 #[cfg(test)]
 mod loss_tests;
@@ -92,6 +94,8 @@ pub enum LrSchedule {
 pub struct TrainConfig {
     /// Hidden neurons per perspective; a positive multiple of [`net::LANES`].
     pub hidden: usize,
+    /// Output buckets by piece count (1, 2, 4 or 8; see [`net::bucket`]).
+    pub buckets: usize,
     pub epochs: usize,
     pub batch_size: usize,
     pub lr: f32,
@@ -118,6 +122,7 @@ impl Default for TrainConfig {
     fn default() -> TrainConfig {
         TrainConfig {
             hidden: DEFAULT_HIDDEN,
+            buckets: 1,
             epochs: DEFAULT_EPOCHS,
             batch_size: DEFAULT_BATCH,
             lr: DEFAULT_LR,
@@ -143,6 +148,9 @@ impl TrainConfig {
                 "hidden size must be a positive multiple of {}",
                 net::LANES
             ));
+        }
+        if !net::valid_buckets(self.buckets) {
+            return Err("output buckets must be 1, 2, 4 or 8".into());
         }
         if self.batch_size == 0 || !(1..=MAX_THREADS).contains(&self.threads) {
             return Err(format!(
@@ -290,9 +298,9 @@ impl Shared<'_> {
     }
 
     /// The active inputs of `record`, mirrored left to right when `mirror`, with the factor
-    /// rows when the run has them.
+    /// rows when the run has them, and the record's output bucket.
     fn features(&self, record: &PackedBoard, mirror: bool) -> Features {
-        let mut features = Features::from_record(record);
+        let mut features = Features::from_record(record).bucketed(self.cfg.buckets);
         if mirror {
             features = features.mirrored_files();
         }
@@ -468,7 +476,7 @@ pub fn train_from(
         return Err(format!("at most {} positions", u32::MAX));
     }
     let mut rng = Rng::new(cfg.seed);
-    let mut net = Network::new_random(cfg.hidden, &mut rng);
+    let mut net = Network::new_random(cfg.hidden, cfg.buckets, &mut rng);
     if let Some(start) = start {
         if start.hidden != cfg.hidden {
             return Err(format!(
@@ -476,7 +484,7 @@ pub fn train_from(
                 start.hidden, cfg.hidden
             ));
         }
-        net = start;
+        net = start.with_buckets(cfg.buckets)?;
     }
     let (mut indices, val, skipped) = split(data, cfg.validation_fraction);
     rng.shuffle(&mut indices);
@@ -532,7 +540,11 @@ pub fn train_from(
         .flat_map(|c| c.into_inner().unwrap())
         .collect();
     debug_assert_eq!(params.len(), PARAM_ROWS * h);
-    let mut net = Network { hidden: h, params };
+    let mut net = Network {
+        hidden: h,
+        buckets: cfg.buckets,
+        params,
+    };
     if cfg.factoriser {
         net.merge_factors();
     }

@@ -13,10 +13,16 @@
 //! `out = a_us . w2[..H] + a_them . w2[H..] + b2` where "us" is the side to move. The evaluation
 //! is `out * SCALE` centipawns for the side to move. Training minimises `(sigmoid(out) - t)^2`.
 //!
+//! # Output buckets
+//! A net may have `B` output layers (`w2`, `b2`; `B` is 1, 2, 4 or 8) and score each position
+//! with the one of its piece count ([`bucket`]), as the engine does: the hidden layer is shared
+//! and each bucket's layer learns from its positions alone.
+//!
 //! # Parameter layout
 //! All parameters live in one flat vector of [`PARAM_ROWS`] rows of `H` floats: rows
-//! `0..768` are `W1` (one row per input), row [`B1_ROW`] is `b1`, rows [`W2_ROW`] and
-//! `W2_ROW + 1` are `w2` (us, then them) and row [`B2_ROW`] holds `b2` in its first element
+//! `0..768` are `W1` (one row per input), row [`B1_ROW`] is `b1`, rows `W2_ROW + 2b` and
+//! `W2_ROW + 2b + 1` are bucket `b`'s `w2` (us, then them; room for [`MAX_BUCKETS`], the rows
+//! of buckets a net lacks stay zero), row [`B2_ROW`] holds bucket `b`'s `b2` in element `b`
 //! (the rest is padding that stays zero), and rows [`FACTOR_ROW`]`..`[`PARAM_ROWS`] are the
 //! factoriser's 12 piece rows (zero unless the run trains with `--factoriser`, see below).
 //! Gradients use the same layout, so the optimiser treats every row alike and can split rows
@@ -42,30 +48,36 @@
 //! # Quantisation and the net file
 //! [`Network::quantise`] rounds to nearest: `W1`, `b1` times [`QA`] and `w2` times [`QB`] as
 //! i16, `b2` times `QA * QB` as i32. The file ([`QuantisedNet::to_bytes`]) is, little-endian:
-//! `b"LZNN"`, u32 version 1, hidden `H`, `QA`, `QB`, `SCALE`, then i16 `W1[768 * H]`
-//! (input-major), i16 `b1[H]`, i16 `w2[2H]` (side to move first), i32 `b2`.
+//! `b"LZNN"`, u32 version (1 for one bucket, 2 for more), hidden `H`, `QA`, `QB`, `SCALE`,
+//! in version 2 the buckets `B`, then i16 `W1[768 * H]` (input-major), i16 `b1[H]`, i16
+//! `w2[B * 2H]` (bucket-major, side to move first), i32 `b2[B]`.
 //! [`QuantisedNet::eval`] is the engine's integer inference. With `QB = 64` the rounding of
 //! `w2` shifts every evaluation by a common offset (typically 10-30 cp);
 //! [`QuantisedNet::calibrate_b2`] folds that offset into `b2` (the CLI does so by default).
-
-use std::io;
-use std::path::Path;
 
 use shakmaty::Color;
 
 use crate::tools::format::{CASTLING_ROOK, Decoded, MAX_PIECES, PackedBoard};
 use crate::tools::rng::Rng;
 
+mod quantised;
+pub use quantised::QuantisedNet;
+#[cfg(test)]
+pub use quantised::quantised_eval;
+
 /// Inputs per perspective: 2 colours x 6 roles x 64 squares.
 pub const INPUTS: usize = 768;
 /// Row of `b1` in the flat parameter layout.
 pub const B1_ROW: usize = INPUTS;
-/// First of the two rows of `w2` (side to move, then the other side).
+/// The most output buckets a net may have (see [`bucket`]).
+pub const MAX_BUCKETS: usize = 8;
+/// First of the rows of `w2`: bucket `b`'s side to move's at `W2_ROW + 2b`, the other side's
+/// next.
 pub const W2_ROW: usize = INPUTS + 1;
-/// Row whose first element is `b2`.
-pub const B2_ROW: usize = INPUTS + 3;
+/// Row whose element `b` is bucket `b`'s `b2`.
+pub const B2_ROW: usize = W2_ROW + 2 * MAX_BUCKETS;
 /// First of the factoriser's piece rows (see the module documentation).
-pub const FACTOR_ROW: usize = INPUTS + 4;
+pub const FACTOR_ROW: usize = B2_ROW + 1;
 /// The factoriser's rows: one per colour (as seen from the perspective) and role.
 pub const FACTORS: usize = INPUTS / 64;
 /// Rows of `H` floats in the flat parameter layout.
@@ -78,13 +90,29 @@ pub const QA: i32 = 255;
 pub const QB: i32 = 64;
 /// Net file magic.
 pub const MAGIC: &[u8; 4] = b"LZNN";
-/// Net file version.
+/// Net file versions: one output bucket, and `B` buckets.
 pub const VERSION: u32 = 1;
-/// Bytes before the weights: magic and five `u32` (version, hidden, qa, qb, scale).
+pub const VERSION_BUCKETS: u32 = 2;
+/// Bytes before the weights of a one-bucket file: magic and five `u32` (version, hidden, qa,
+/// qb, scale); a bucketed file adds one `u32` (the buckets).
 pub const HEADER_BYTES: usize = 4 + 5 * 4;
 /// Hidden sizes must be a multiple of this, so the output dot products run in fixed-width
 /// lanes (which also keeps the summation order, and so the result, fixed).
 pub const LANES: usize = 8;
+// Row `B2_ROW` holds one `b2` per bucket in a row of `H >= LANES` floats.
+const _: () = assert!(MAX_BUCKETS <= LANES);
+
+/// Whether a net may have `buckets` output buckets (a divisor of 32 pieces up to
+/// [`MAX_BUCKETS`]).
+pub fn valid_buckets(buckets: usize) -> bool {
+    matches!(buckets, 1 | 2 | 4 | 8)
+}
+
+/// The output bucket of a position with `pieces` pieces (kings included) in a net of `buckets`
+/// buckets: `(pieces - 2) / (32 / buckets)`, as the engine chooses it.
+pub fn bucket(pieces: usize, buckets: usize) -> usize {
+    (pieces.saturating_sub(2) / (32 / buckets)).min(buckets - 1)
+}
 
 /// Index of an input: `perspective_is_own` selects the 0 or 384 half, `square` is already
 /// oriented for the perspective.
@@ -93,12 +121,15 @@ fn input(own: bool, role: u8, square: u8) -> u16 {
 }
 
 /// Active inputs of both perspectives, "us" being the side to move: the pieces' inputs, then
-/// (after [`Features::factorised`]) their factor rows.
+/// (after [`Features::factorised`]) their factor rows; and the output bucket the passes use
+/// (0 until [`Features::bucketed`] sets it).
 #[derive(Clone, Debug)]
 pub struct Features {
     pub us: [u16; 2 * MAX_PIECES],
     pub them: [u16; 2 * MAX_PIECES],
     pub len: usize,
+    pub pieces: usize,
+    pub bucket: usize,
 }
 
 impl Features {
@@ -107,6 +138,8 @@ impl Features {
             us: [0; 2 * MAX_PIECES],
             them: [0; 2 * MAX_PIECES],
             len: d.pieces().len(),
+            pieces: d.pieces().len(),
+            bucket: 0,
         };
         for (k, p) in d.pieces().iter().enumerate() {
             let white = input(p.color == Color::White, p.role, p.square);
@@ -124,10 +157,13 @@ impl Features {
     pub fn from_record(record: &PackedBoard) -> Features {
         let (mut occupancy, nibbles) = packed_pieces(record);
         let stm_black = (record[24] >> 7) as u16;
+        let pieces = (occupancy.count_ones() as usize).min(MAX_PIECES);
         let mut f = Features {
             us: [0; 2 * MAX_PIECES],
             them: [0; 2 * MAX_PIECES],
-            len: (occupancy.count_ones() as usize).min(MAX_PIECES),
+            len: pieces,
+            pieces,
+            bucket: 0,
         };
         // The side to move's view flips ranks when Black moves, the other view otherwise.
         let (us_flip, them_flip) = if stm_black == 1 { (56, 0) } else { (0, 56) };
@@ -161,6 +197,12 @@ impl Features {
 
     pub fn them(&self) -> &[u16] {
         &self.them[..self.len]
+    }
+
+    /// Sets the output bucket for a net of `buckets` buckets.
+    pub fn bucketed(mut self, buckets: usize) -> Features {
+        self.bucket = bucket(self.pieces, buckets);
+        self
     }
 
     /// Adds each piece's factor row as one more active input (see the module documentation).
@@ -320,12 +362,14 @@ fn accumulate(rows: &[&[f32]], inputs: &[u16], acc: &mut [f32]) {
 }
 
 /// Raw output (`eval / SCALE`) for the side to move of the network whose parameter row `r` is
-/// `rows[r]`; leaves the accumulators in `s`. The training threads hold the parameters in
-/// per-thread row ranges, so the passes take a table of rows rather than one flat slice.
+/// `rows[r]`, through the output layer of `f.bucket`; leaves the accumulators in `s`. The
+/// training threads hold the parameters in per-thread row ranges, so the passes take a table
+/// of rows rather than one flat slice.
 pub fn forward(rows: &[&[f32]], f: &Features, s: &mut Scratch) -> f32 {
     accumulate(rows, f.us(), &mut s.us);
     accumulate(rows, f.them(), &mut s.them);
-    screlu_dot(&s.us, rows[W2_ROW]) + screlu_dot(&s.them, rows[W2_ROW + 1]) + rows[B2_ROW][0]
+    let w2 = W2_ROW + 2 * f.bucket;
+    screlu_dot(&s.us, rows[w2]) + screlu_dot(&s.them, rows[w2 + 1]) + rows[B2_ROW][f.bucket]
 }
 
 /// Forward and backward pass for one position: adds `weight * dloss/dparam` to `grads`
@@ -342,9 +386,10 @@ pub fn backward(
     let h = rows[0].len();
     let p = sigmoid(forward(rows, f, s));
     let g = 2.0 * (p - target) * p * (1.0 - p) * weight;
+    let b = f.bucket;
     for (acc, d, w2) in [
-        (&s.us, &mut s.d_us, rows[W2_ROW]),
-        (&s.them, &mut s.d_them, rows[W2_ROW + 1]),
+        (&s.us, &mut s.d_us, rows[W2_ROW + 2 * b]),
+        (&s.them, &mut s.d_them, rows[W2_ROW + 2 * b + 1]),
     ] {
         for ((d, &a), &w) in d.iter_mut().zip(acc.iter()).zip(w2) {
             // SCReLU' = 2a inside (0, 1), else 0. Masking the bits rather than branching
@@ -356,14 +401,14 @@ pub fn backward(
     }
     let (_, tail) = grads.values.split_at_mut(B1_ROW * h);
     let (gb1, tail) = tail.split_at_mut(h);
-    let (gw2, gb2) = tail.split_at_mut(2 * h);
-    let (gw2_us, gw2_them) = gw2.split_at_mut(h);
+    let (gw2, gb2) = tail.split_at_mut(2 * MAX_BUCKETS * h);
+    let (gw2_us, gw2_them) = gw2[2 * b * h..(2 * b + 2) * h].split_at_mut(h);
     for (gw, acc) in [(gw2_us, &s.us), (gw2_them, &s.them)] {
         for (gw, &a) in gw.iter_mut().zip(acc.iter()) {
             *gw += g * screlu(a);
         }
     }
-    gb2[0] += g;
+    gb2[b] += g;
     for ((gb, &du), &dt) in gb1.iter_mut().zip(&s.d_us).zip(&s.d_them) {
         *gb += du + dt;
     }
@@ -384,25 +429,56 @@ pub fn backward(
 pub struct Network {
     /// `H`, a positive multiple of [`LANES`].
     pub hidden: usize,
+    /// Output buckets, see [`valid_buckets`].
+    pub buckets: usize,
     /// Flat parameters, see the module documentation for the layout.
     pub params: Vec<f32>,
 }
 
 impl Network {
-    /// Kaiming-uniform style initialisation: `W1 ~ U(+-1/sqrt(768))`, `w2 ~ U(+-1/sqrt(2H))`,
-    /// biases zero.
-    pub fn new_random(hidden: usize, rng: &mut Rng) -> Network {
-        assert!(hidden > 0 && hidden.is_multiple_of(LANES));
+    /// Kaiming-uniform style initialisation: `W1 ~ U(+-1/sqrt(768))`, every bucket's
+    /// `w2 ~ U(+-1/sqrt(2H))`, biases zero. (One bucket draws what nets drew before buckets.)
+    pub fn new_random(hidden: usize, buckets: usize, rng: &mut Rng) -> Network {
+        assert!(hidden > 0 && hidden.is_multiple_of(LANES) && valid_buckets(buckets));
         let mut params = vec![0.0; PARAM_ROWS * hidden];
         let w1_bound = 1.0 / (INPUTS as f32).sqrt();
         for p in &mut params[..INPUTS * hidden] {
             *p = rng.symmetric(w1_bound);
         }
         let w2_bound = 1.0 / ((2 * hidden) as f32).sqrt();
-        for p in &mut params[W2_ROW * hidden..B2_ROW * hidden] {
+        for p in &mut params[W2_ROW * hidden..(W2_ROW + 2 * buckets) * hidden] {
             *p = rng.symmetric(w2_bound);
         }
-        Network { hidden, params }
+        Network {
+            hidden,
+            buckets,
+            params,
+        }
+    }
+
+    /// The same network with `buckets` output buckets: a one-bucket net's output layer is
+    /// copied into every bucket (the start of a bucketed run from an earlier net, which then
+    /// scores every position as before). Other changes of the bucket count are refused.
+    pub fn with_buckets(mut self, buckets: usize) -> Result<Network, String> {
+        if buckets == self.buckets {
+            return Ok(self);
+        }
+        if self.buckets != 1 || !valid_buckets(buckets) {
+            return Err(format!(
+                "a net of {} output buckets cannot become one of {buckets}",
+                self.buckets
+            ));
+        }
+        let h = self.hidden;
+        let (head, tail) = self.params.split_at_mut((W2_ROW + 2) * h);
+        for layer in tail[..2 * (buckets - 1) * h].chunks_exact_mut(2 * h) {
+            layer.copy_from_slice(&head[W2_ROW * h..]);
+        }
+        let b2 = &mut self.params[B2_ROW * h..B2_ROW * h + buckets];
+        let first = b2[0];
+        b2.fill(first);
+        self.buckets = buckets;
+        Ok(self)
     }
 
     /// Folds the factoriser's rows into `W1` (`W1[i] += F[i / 64]`) and zeroes them: the same
@@ -429,13 +505,15 @@ impl Network {
         self.params.chunks_exact(self.hidden).collect()
     }
 
-    pub fn b2(&self) -> f32 {
-        self.params[B2_ROW * self.hidden]
+    /// Bucket `b`'s `b2`.
+    pub fn b2(&self, b: usize) -> f32 {
+        self.params[B2_ROW * self.hidden + b]
     }
 
-    /// Raw output for the side to move.
+    /// Raw output for the side to move (through the bucket of `f`'s piece count).
     pub fn forward(&self, f: &Features) -> f32 {
-        forward(&self.rows(), f, &mut Scratch::new(self.hidden))
+        let f = f.clone().bucketed(self.buckets);
+        forward(&self.rows(), &f, &mut Scratch::new(self.hidden))
     }
 
     /// Evaluation in centipawns for the side to move.
@@ -448,192 +526,22 @@ impl Network {
     /// [`QuantisedNet::calibrate_b2`].
     pub fn quantise(&self) -> QuantisedNet {
         let q16 = |x: f32, q: i32| (x * q as f32).round() as i16;
-        let h = self.hidden;
+        let (h, buckets) = (self.hidden, self.buckets);
         QuantisedNet {
             hidden: h,
+            buckets,
             w1: self.params[..INPUTS * h]
                 .iter()
                 .map(|&x| q16(x, QA))
                 .collect(),
             b1: self.row(B1_ROW).iter().map(|&x| q16(x, QA)).collect(),
-            w2: self.params[W2_ROW * h..B2_ROW * h]
+            w2: self.params[W2_ROW * h..(W2_ROW + 2 * buckets) * h]
                 .iter()
                 .map(|&x| q16(x, QB))
                 .collect(),
-            b2: (self.b2() * (QA * QB) as f32).round() as i32,
+            b2: (0..buckets)
+                .map(|b| (self.b2(b) * (QA * QB) as f32).round() as i32)
+                .collect(),
         }
     }
-}
-
-/// The integer network exactly as stored in the net file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QuantisedNet {
-    pub hidden: usize,
-    /// `768 x H`, input-major.
-    pub w1: Vec<i16>,
-    pub b1: Vec<i16>,
-    /// `2H`: side to move first.
-    pub w2: Vec<i16>,
-    pub b2: i32,
-}
-
-impl QuantisedNet {
-    /// Size of the net file for `hidden` neurons.
-    pub fn file_size(hidden: usize) -> usize {
-        HEADER_BYTES + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4
-    }
-
-    /// The net file: magic, version, hidden, qa, qb, scale (u32 each), then `W1`, `b1`, `w2`
-    /// as i16 and `b2` as i32, all little-endian.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(Self::file_size(self.hidden));
-        out.extend_from_slice(MAGIC);
-        for v in [
-            VERSION,
-            self.hidden as u32,
-            QA as u32,
-            QB as u32,
-            SCALE as u32,
-        ] {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        for v in self.w1.iter().chain(&self.b1).chain(&self.w2) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-        out.extend_from_slice(&self.b2.to_le_bytes());
-        out
-    }
-
-    /// Parses a net file, checking the header against this module's constants.
-    pub fn from_bytes(bytes: &[u8]) -> Result<QuantisedNet, String> {
-        if bytes.len() < HEADER_BYTES || &bytes[..4] != MAGIC {
-            return Err("not a LZNN net file".into());
-        }
-        let word = |k: usize| u32::from_le_bytes(bytes[4 + 4 * k..8 + 4 * k].try_into().unwrap());
-        let hidden = word(1) as usize;
-        let expected = [VERSION, word(1), QA as u32, QB as u32, SCALE as u32];
-        if (0..5).any(|k| word(k) != expected[k]) || hidden == 0 {
-            return Err(format!(
-                "unsupported net header {:?}",
-                (0..5).map(word).collect::<Vec<_>>()
-            ));
-        }
-        if bytes.len() != Self::file_size(hidden) {
-            return Err(format!(
-                "net file has {} bytes, expected {}",
-                bytes.len(),
-                Self::file_size(hidden)
-            ));
-        }
-        let mut i16s = bytes[HEADER_BYTES..bytes.len() - 4]
-            .chunks_exact(2)
-            .map(|c| i16::from_le_bytes([c[0], c[1]]));
-        let mut take = |n: usize| i16s.by_ref().take(n).collect::<Vec<i16>>();
-        let (w1, b1, w2) = (take(INPUTS * hidden), take(hidden), take(2 * hidden));
-        let b2 = i32::from_le_bytes(bytes[bytes.len() - 4..].try_into().unwrap());
-        Ok(QuantisedNet {
-            hidden,
-            w1,
-            b1,
-            w2,
-            b2,
-        })
-    }
-
-    /// Writes the net file and returns its size in bytes.
-    pub fn write(&self, path: &Path) -> io::Result<usize> {
-        let bytes = self.to_bytes();
-        std::fs::write(path, &bytes)?;
-        Ok(bytes.len())
-    }
-
-    fn accumulate(&self, inputs: &[u16]) -> Vec<i32> {
-        let h = self.hidden;
-        let mut acc: Vec<i32> = self.b1.iter().map(|&b| b as i32).collect();
-        for &i in inputs {
-            let row = &self.w1[i as usize * h..(i as usize + 1) * h];
-            for (a, &w) in acc.iter_mut().zip(row) {
-                *a += w as i32;
-            }
-        }
-        acc
-    }
-
-    /// Integer evaluation in centipawns for the side to move, as the engine computes it:
-    /// `sum = sum clamp(acc, 0, QA)^2 * w2` (i64), `out = sum / QA + b2`,
-    /// `cp = out * SCALE / (QA * QB)`, divisions truncating.
-    pub fn eval(&self, d: &Decoded) -> i32 {
-        (self.raw_out(d) * SCALE as i64 / (QA * QB) as i64) as i32
-    }
-
-    /// The output before scaling to centipawns, in units of `1 / (QA * QB)`.
-    fn raw_out(&self, d: &Decoded) -> i64 {
-        let f = Features::new(d);
-        let (w2_us, w2_them) = self.w2.split_at(self.hidden);
-        let mut sum = 0i64;
-        for (acc, w2) in [
-            (self.accumulate(f.us()), w2_us),
-            (self.accumulate(f.them()), w2_them),
-        ] {
-            for (&a, &w) in acc.iter().zip(w2) {
-                let c = a.clamp(0, QA) as i64;
-                sum += c * c * w as i64;
-            }
-        }
-        sum / QA as i64 + self.b2 as i64
-    }
-
-    /// Shifts `b2` by the mean difference between `net`'s float output and this integer
-    /// output over `sample`, and returns the shift (in `1 / (QA * QB)` units).
-    ///
-    /// Why: the activations are never negative, so the rounding errors of the `2H` output
-    /// weights (up to `1 / (2 QB)` each) add up to a common offset rather than cancelling;
-    /// with `QB = 64` and trained `|w2|` around 0.1 it is typically 10-30 cp on every position.
-    /// Moving `b2` removes that offset and leaves the position-dependent part (a few cp).
-    pub fn calibrate_b2(&mut self, net: &Network, sample: &[Decoded]) -> i32 {
-        if sample.is_empty() {
-            return 0;
-        }
-        let unit = (QA * QB) as f64;
-        let total: f64 = sample
-            .iter()
-            .map(|d| net.forward(&Features::new(d)) as f64 * unit - self.raw_out(d) as f64)
-            .sum();
-        let shift = (total / sample.len() as f64).round() as i32;
-        self.b2 = self.b2.saturating_add(shift);
-        shift
-    }
-
-    /// The float network these integers stand for: the start of a run that goes on from a net
-    /// file (`lazuli train --init`), and the tests of the integer arithmetic.
-    pub fn dequantise(&self) -> Network {
-        let h = self.hidden;
-        let mut params = vec![0.0; PARAM_ROWS * h];
-        let deq = |v: &[i16], q: i32, out: &mut [f32]| {
-            for (o, &x) in out.iter_mut().zip(v) {
-                *o = x as f32 / q as f32;
-            }
-        };
-        deq(&self.w1, QA, &mut params[..INPUTS * h]);
-        deq(&self.b1, QA, &mut params[B1_ROW * h..W2_ROW * h]);
-        deq(&self.w2, QB, &mut params[W2_ROW * h..B2_ROW * h]);
-        params[B2_ROW * h] = self.b2 as f32 / (QA * QB) as f32;
-        Network { hidden: h, params }
-    }
-}
-
-/// Integer evaluation (centipawns, side to move) of `pos` by the net file `net_bytes`.
-/// Panics if `net_bytes` is not a valid net file; parse once with
-/// [`QuantisedNet::from_bytes`] to evaluate many positions or handle the error.
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "the one-call form of the engine's evaluation, for tools and tests"
-    )
-)]
-pub fn quantised_eval(net_bytes: &[u8], pos: &Decoded) -> i32 {
-    QuantisedNet::from_bytes(net_bytes)
-        .unwrap_or_else(|e| panic!("{e}"))
-        .eval(pos)
 }

@@ -54,7 +54,7 @@ fn training_reduces_loss() {
         epochs: 8,
         ..small_config(2)
     };
-    let initial = Network::new_random(cfg.hidden, &mut Rng::new(cfg.seed));
+    let initial = Network::new_random(cfg.hidden, 1, &mut Rng::new(cfg.seed));
     let mut reports = Vec::new();
     let trained = train(&read, &cfg, |p| reports.push(p.clone())).unwrap();
     let before = loss_over(&initial, &read, cfg.lambda);
@@ -126,7 +126,7 @@ fn quantised_eval_matches_float() {
     let (plain_mean, plain_max) = errors(&plain);
     let mut calibrated = plain.clone();
     let shift = calibrated.calibrate_b2(&net, calibration);
-    assert_eq!(calibrated.b2, plain.b2 + shift);
+    assert_eq!(calibrated.b2, [plain.b2[0] + shift[0]]);
     let (mean, max) = errors(&calibrated);
     // Spec rounding alone: the w2 rounding errors add up to an offset (about 8 cp here).
     assert!(
@@ -157,9 +157,9 @@ fn gradients_match_finite_differences() {
 
 /// A random net of width `h` whose accumulators stay mostly inside SCReLU's (0, 1), so that
 /// gradients flow, with factor rows drawn from +-`factor_spread`.
-fn lively_net(h: usize, seed: u64, factor_spread: f32) -> Network {
+pub(super) fn lively_net(h: usize, seed: u64, factor_spread: f32) -> Network {
     let mut rng = Rng::new(seed);
-    let mut net = Network::new_random(h, &mut rng);
+    let mut net = Network::new_random(h, 1, &mut rng);
     for p in &mut net.params[net::B1_ROW * h..net::W2_ROW * h] {
         *p = 0.3 + rng.symmetric(0.2);
     }
@@ -256,7 +256,7 @@ fn factoriser_merges_into_the_same_function() {
     };
     let trained = train(&records, &cfg, |_| {}).unwrap();
     assert!(factor_rows_are_zero(&trained));
-    let initial = Network::new_random(cfg.hidden, &mut Rng::new(cfg.seed));
+    let initial = Network::new_random(cfg.hidden, 1, &mut Rng::new(cfg.seed));
     let (before, after) = (
         loss_over(&initial, &records, cfg.lambda),
         loss_over(&trained, &records, cfg.lambda),
@@ -299,7 +299,7 @@ fn features_from_record_match_decoded() {
 /// other side to move) evaluate the same.
 #[test]
 fn mirror_symmetry() {
-    let net = Network::new_random(32, &mut Rng::new(1));
+    let net = Network::new_random(32, 1, &mut Rng::new(1));
     for record in data(50, 8) {
         let d = decode(&record).unwrap();
         let flip = |c: Color| {
@@ -359,12 +359,12 @@ fn skips_mate_scores_and_bad_records() {
 #[test]
 fn net_file_layout() {
     let h = 16;
-    let mut net = Network::new_random(h, &mut Rng::new(3));
+    let mut net = Network::new_random(h, 1, &mut Rng::new(3));
     net.params[net::B2_ROW * h] = 0.5;
     let q = net.quantise();
     let bytes = q.to_bytes();
     assert_eq!(bytes.len(), 24 + 768 * h * 2 + h * 2 + 2 * h * 2 + 4);
-    assert_eq!(bytes.len(), QuantisedNet::file_size(h));
+    assert_eq!(bytes.len(), QuantisedNet::file_size(h, 1));
     assert_eq!(&bytes[..4], b"LZNN");
     let words: Vec<u32> = (0..5)
         .map(|k| u32::from_le_bytes(bytes[4 + 4 * k..8 + 4 * k].try_into().unwrap()))
@@ -427,7 +427,7 @@ fn command_line() {
     ];
     run_cli(&parse(&args).unwrap()).unwrap();
     let bytes = std::fs::read(&out).unwrap();
-    assert_eq!(bytes.len(), QuantisedNet::file_size(16));
+    assert_eq!(bytes.len(), QuantisedNet::file_size(16, 1));
     // Parsed, refused by the trainer.
     let odd_hidden = parse(&["--synthetic", "100", "--out", out_path, "--hidden", "12"]).unwrap();
     assert!(run_cli(&odd_hidden).is_err());
@@ -445,18 +445,18 @@ fn command_line() {
 }
 
 /// The engine reads the trainer's net file and evaluates every position exactly as the
-/// trainer's integer inference does (the same file format, features and arithmetic on both
-/// sides of the tool/library boundary).
+/// trainer's integer inference does (the same file format, features, output buckets and
+/// arithmetic on both sides of the tool/library boundary).
 #[test]
 fn the_engine_evaluates_a_trained_net_as_the_trainer_does() {
-    for hidden in [32, 64, 256] {
-        the_engine_evaluates_as_the_trainer_does(hidden);
+    for (hidden, buckets) in [(32, 1), (64, 8), (256, 4)] {
+        the_engine_evaluates_as_the_trainer_does(hidden, buckets);
     }
 }
 
-fn the_engine_evaluates_as_the_trainer_does(hidden: usize) {
+fn the_engine_evaluates_as_the_trainer_does(hidden: usize, buckets: usize) {
     let mut rng = Rng::new(21);
-    let net = Network::new_random(hidden, &mut rng);
+    let net = Network::new_random(hidden, buckets, &mut rng);
     let bytes = net.quantise().to_bytes();
     let dir = std::env::temp_dir().join(format!("lazuli-train-{}-{hidden}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -466,13 +466,13 @@ fn the_engine_evaluates_as_the_trainer_does(hidden: usize) {
     engine
         .set_option("EvalFile", path.to_str().unwrap())
         .unwrap();
-    assert_eq!(engine.net_width(), Some(hidden));
+    assert_eq!(engine.net_shape(), Some((hidden, buckets)));
     let mut compared = 0;
     for seed in 0..20 {
         let mut pos = lazuli::Position::startpos();
         let mut moves: Vec<String> = Vec::new();
         let mut r = Rng::new(seed);
-        for _ in 0..60 {
+        for _ in 0..120 {
             let legal = pos.legal_moves();
             if legal.is_empty() {
                 break;
@@ -572,7 +572,7 @@ fn mirrored_training() {
         mirror: true,
         ..small_config(2)
     };
-    let initial = Network::new_random(cfg.hidden, &mut Rng::new(cfg.seed));
+    let initial = Network::new_random(cfg.hidden, 1, &mut Rng::new(cfg.seed));
     let a = train(&records, &cfg, |_| {}).unwrap();
     let b = train(&records, &cfg, |_| {}).unwrap();
     let plain = train(
