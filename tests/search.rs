@@ -177,6 +177,7 @@ fn hard_mate_in_three() {
 /// from depth 7, standard from 9 (at 8 it plays Kh5). (With s123-h32m: zugzwang.005 from depth
 /// 20, standard not up to 22; zugzwang.002 both from depth 9, standard first at 7 and 8. With
 /// s12-h32m: zugzwang.005 from depth 17; zugzwang.002 at depth 11 verified Kh6, standard Kh5.)
+/// The probe: `tools/zugzwang_depths.py` (docs/testing.md).
 const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
     (
         "zugzwang.002",
