@@ -4,7 +4,7 @@
 //! layout, and the command line starts a bucketed run from a one-bucket net.
 
 use super::net::{self, Features, Gradients, Network, QuantisedNet, Scratch};
-use super::tests::{data, lively_net, parse, small_config};
+use super::tests::{assert_gradient, data, lively_net, parse, small_config};
 use super::*;
 use crate::tools::format::{self, Decoded, decode};
 use crate::tools::rng::Rng;
@@ -62,22 +62,9 @@ fn gradients_reach_only_the_bucket_of_the_position() {
         net::backward(&net.rows(), &f, t, 1.0, &mut Scratch::new(h), &mut grads);
         let (us, them) = (net::W2_ROW + 2 * f.bucket, net::W2_ROW + 2 * f.bucket + 1);
         for i in [us * h + 1, them * h + 9, net::B2_ROW * h + f.bucket] {
-            let loss_at = |x: f32| {
-                let mut n = net.clone();
-                n.params[i] = x;
-                let p = net::sigmoid(n.forward(&f)) as f64;
-                (p - t as f64) * (p - t as f64)
-            };
             // The output layer enters the output linearly, so a wide step is accurate and
             // keeps the f32 rounding of the loss small against the difference.
-            let (eps, x) = (1e-2, net.params[i]);
-            let numeric = (loss_at(x + eps) - loss_at(x - eps)) / (2.0 * eps as f64);
-            let analytic = grads.values[i] as f64;
-            let tol = 2e-2 * numeric.abs().max(analytic.abs()) + 8e-6;
-            assert!(
-                (numeric - analytic).abs() <= tol,
-                "param {i}: {numeric} vs {analytic}"
-            );
+            assert_gradient(&net, &f, t, (i, grads.values[i]), 1e-2);
         }
         assert!(
             grads.values[us * h..(them + 1) * h]

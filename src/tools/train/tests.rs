@@ -206,26 +206,37 @@ fn check_gradients(factorised: bool) {
             f.them[f.len / 2] as usize * h + 4,
         ];
         for &i in &candidates {
-            let loss_at = |x: f32| {
-                let mut n = net.clone();
-                n.params[i] = x;
-                let p = net::sigmoid(n.forward(&f)) as f64;
-                (p - t as f64) * (p - t as f64)
-            };
-            let eps = 1e-3;
-            let x = net.params[i];
-            let numeric = (loss_at(x + eps) - loss_at(x - eps)) / (2.0 * eps as f64);
-            let analytic = grads.values[i] as f64;
-            let tol = 2e-2 * numeric.abs().max(analytic.abs()) + 8e-6;
-            assert!(
-                (numeric - analytic).abs() <= tol,
-                "param {i}: {numeric} vs {analytic}"
-            );
+            assert_gradient(&net, &f, t, (i, grads.values[i]), 1e-3);
             checked += 1;
         }
         assert_eq!(checked, candidates.len());
         assert!(grads.touched.get(f.us[0] as usize) && grads.touched.get(f.them[2] as usize));
     }
+}
+
+/// Asserts that `analytic`, the gradient of parameter `i`, matches the central finite
+/// difference of the loss of `f` against target `t` with a step of `eps`.
+pub(super) fn assert_gradient(
+    net: &Network,
+    f: &Features,
+    t: f32,
+    (i, analytic): (usize, f32),
+    eps: f32,
+) {
+    let loss_at = |x: f32| {
+        let mut n = net.clone();
+        n.params[i] = x;
+        let p = net::sigmoid(n.forward(f)) as f64;
+        (p - t as f64) * (p - t as f64)
+    };
+    let x = net.params[i];
+    let numeric = (loss_at(x + eps) - loss_at(x - eps)) / (2.0 * eps as f64);
+    let analytic = analytic as f64;
+    let tol = 2e-2 * numeric.abs().max(analytic.abs()) + 8e-6;
+    assert!(
+        (numeric - analytic).abs() <= tol,
+        "param {i}: {numeric} vs {analytic}"
+    );
 }
 
 /// The factoriser changes how the net is trained, not what it computes: a net with factor
