@@ -52,7 +52,7 @@ const MAGIC: &[u8; 4] = b"LZNN";
 const VERSION: u32 = 1;
 const VERSION_BUCKETS: u32 = 2;
 /// The most output buckets a net file may hold (each a divisor of 32 pieces).
-pub(crate) const MAX_BUCKETS: usize = 8;
+const MAX_BUCKETS: usize = Network::MAX_BUCKETS;
 
 /// One perspective's hidden layer.
 type Half = [i16; MAX_HIDDEN];
@@ -153,7 +153,7 @@ impl Network {
         } else {
             r.u32()? as usize
         };
-        if !matches!(buckets, 1 | 2 | 4 | 8) {
+        if !Network::valid_buckets(buckets) {
             return Err(bad(format!(
                 "{buckets} output buckets, this build reads 1, 2, 4 or {MAX_BUCKETS}"
             )));
@@ -248,12 +248,26 @@ impl Network {
         self.buckets
     }
 
-    /// The output bucket of a position with `pieces` pieces (kings included):
-    /// `(pieces - 2) / (32 / B)`, so with 8 buckets 2-5 pieces use bucket 0 and 30-32 bucket 7.
-    pub fn bucket(&self, pieces: usize) -> usize {
+    /// The most output buckets a net may have.
+    pub const MAX_BUCKETS: usize = 8;
+
+    /// Whether a net may have `buckets` output buckets: 1, 2, 4 or 8 (divisors of 32 pieces).
+    pub fn valid_buckets(buckets: usize) -> bool {
+        matches!(buckets, 1 | 2 | 4 | 8)
+    }
+
+    /// The output bucket of a position with `pieces` pieces (kings included) in a net of
+    /// `buckets` buckets (see [`Network::valid_buckets`]): `(pieces - 2) / (32 / buckets)`, so
+    /// with 8 buckets 2-5 pieces use bucket 0 and 30-32 bucket 7. The trainer uses it too.
+    pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
         // 32 / B is a power of two: a shift, where a division by a runtime value would cost.
-        let shift = 5 - self.buckets.trailing_zeros();
-        (pieces.saturating_sub(2) >> shift).min(self.buckets - 1)
+        let shift = 5 - buckets.trailing_zeros();
+        (pieces.saturating_sub(2) >> shift).min(buckets - 1)
+    }
+
+    /// The output bucket of a position with `pieces` pieces in this net.
+    pub fn bucket(&self, pieces: usize) -> usize {
+        Network::output_bucket(pieces, self.buckets)
     }
 
     /// The lanes of `half` this net uses.

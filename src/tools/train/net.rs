@@ -69,8 +69,8 @@ pub use quantised::quantised_eval;
 pub const INPUTS: usize = 768;
 /// Row of `b1` in the flat parameter layout.
 pub const B1_ROW: usize = INPUTS;
-/// The most output buckets a net may have (see [`bucket`]).
-pub const MAX_BUCKETS: usize = 8;
+/// The most output buckets a net may have (the engine's; see [`bucket`]).
+pub const MAX_BUCKETS: usize = lazuli::Network::MAX_BUCKETS;
 /// First of the rows of `w2`: bucket `b`'s side to move's at `W2_ROW + 2b`, the other side's
 /// next.
 pub const W2_ROW: usize = INPUTS + 1;
@@ -102,16 +102,15 @@ pub const LANES: usize = 8;
 // Row `B2_ROW` holds one `b2` per bucket in a row of `H >= LANES` floats.
 const _: () = assert!(MAX_BUCKETS <= LANES);
 
-/// Whether a net may have `buckets` output buckets (a divisor of 32 pieces up to
-/// [`MAX_BUCKETS`]).
+/// Whether a net may have `buckets` output buckets (the engine's rule, 1, 2, 4 or 8).
 pub fn valid_buckets(buckets: usize) -> bool {
-    matches!(buckets, 1 | 2 | 4 | 8)
+    lazuli::Network::valid_buckets(buckets)
 }
 
-/// The output bucket of a position with `pieces` pieces (kings included) in a net of `buckets`
-/// buckets: `(pieces - 2) / (32 / buckets)`, as the engine chooses it.
+/// The output bucket of a position with `pieces` pieces in a net of `buckets` buckets: the
+/// engine's choice, `(pieces - 2) / (32 / buckets)`.
 pub fn bucket(pieces: usize, buckets: usize) -> usize {
-    (pieces.saturating_sub(2) / (32 / buckets)).min(buckets - 1)
+    lazuli::Network::output_bucket(pieces, buckets)
 }
 
 /// Index of an input: `perspective_is_own` selects the 0 or 384 half, `square` is already
