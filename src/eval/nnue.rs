@@ -52,7 +52,7 @@ const MAGIC: &[u8; 4] = b"LZNN";
 const VERSION: u32 = 1;
 const VERSION_BUCKETS: u32 = 2;
 /// The most output buckets a net file may hold (each a divisor of 32 pieces).
-const MAX_BUCKETS: usize = Network::MAX_BUCKETS;
+const MAX_BUCKETS: usize = 8;
 
 /// One perspective's hidden layer.
 type Half = [i16; MAX_HIDDEN];
@@ -247,9 +247,6 @@ impl Network {
     pub fn buckets(&self) -> usize {
         self.buckets
     }
-
-    /// The most output buckets a net may have.
-    pub const MAX_BUCKETS: usize = 8;
 
     /// Whether a net may have `buckets` output buckets: 1, 2, 4 or 8 (divisors of 32 pieces).
     pub fn valid_buckets(buckets: usize) -> bool {

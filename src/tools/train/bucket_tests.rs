@@ -31,6 +31,12 @@ fn the_trainer_buckets_piece_counts_as_the_engine_does() {
         assert_eq!(used.len(), buckets, "every bucket has piece counts");
     }
     assert!(!net::valid_buckets(3) && !net::valid_buckets(16) && !net::valid_buckets(0));
+    // The parameter layout has room for every count the engine reads.
+    assert!(
+        (0..=64)
+            .filter(|&b| net::valid_buckets(b))
+            .all(|b| b <= net::MAX_BUCKETS)
+    );
 }
 
 /// A net of 8 buckets whose output layers differ (the shared hidden layer of `lively_net`).

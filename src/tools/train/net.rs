@@ -69,8 +69,8 @@ pub use quantised::quantised_eval;
 pub const INPUTS: usize = 768;
 /// Row of `b1` in the flat parameter layout.
 pub const B1_ROW: usize = INPUTS;
-/// The most output buckets a net may have (the engine's; see [`bucket`]).
-pub const MAX_BUCKETS: usize = lazuli::Network::MAX_BUCKETS;
+/// The most output buckets a net may have (the engine's largest valid count; see [`bucket`]).
+pub const MAX_BUCKETS: usize = 8;
 /// First of the rows of `w2`: bucket `b`'s side to move's at `W2_ROW + 2b`, the other side's
 /// next.
 pub const W2_ROW: usize = INPUTS + 1;
