@@ -46,6 +46,11 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Stop after about this many nodes (over all threads; exactly with one thread).
     pub nodes: Option<u64>,
+    /// Start no new iteration once this many nodes are searched (over all threads): the search
+    /// ends with a completed iteration. Self-play data generation's soft budget (`lazuli datagen
+    /// --soft-nodes`, as Stockfish's and viridithas's generators do), with `nodes` as the hard
+    /// cap; not a UCI limit.
+    pub soft_nodes: Option<u64>,
     /// Stop when a mate in at most this many moves is found.
     pub mate: Option<u32>,
     /// Search exactly this long.

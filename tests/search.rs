@@ -232,6 +232,32 @@ fn node_limit_is_exact_with_one_thread() {
     assert_eq!(r.nodes, 12_345);
 }
 
+/// `Limits::soft_nodes`: the search ends with the first iteration completed past the soft
+/// budget (so it is a search to that depth, node for node), and the hard cap still holds.
+#[test]
+fn soft_node_limit_ends_on_a_completed_iteration() {
+    let fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+    let soft_budget = 20_000;
+    let mut e = engine(&[]);
+    let mut run = |limits| {
+        e.new_game();
+        search(&mut e, fen, limits).0
+    };
+    let soft = run(Limits {
+        soft_nodes: Some(soft_budget),
+        ..Limits::default()
+    });
+    assert!(soft.nodes >= soft_budget, "{} nodes", soft.nodes);
+    let to_depth = run(Limits::depth(soft.depth));
+    assert_eq!((to_depth.nodes, to_depth.best), (soft.nodes, soft.best));
+    assert!(run(Limits::depth(soft.depth - 1)).nodes < soft_budget);
+    let capped = run(Limits {
+        soft_nodes: Some(soft_budget),
+        ..Limits::nodes(soft.nodes - 1)
+    });
+    assert_eq!(capped.nodes, soft.nodes - 1);
+}
+
 /// A 300 ms search uses its time (at least 250 ms: it never ends early, which a busy machine
 /// cannot hide) and gives a move.
 #[test]

@@ -112,6 +112,7 @@ impl From<LazuliLimits> for Limits {
         Limits {
             depth: (c.depth > 0).then_some(c.depth),
             nodes: (c.nodes > 0).then_some(c.nodes),
+            soft_nodes: None,
             mate: (c.mate > 0).then_some(c.mate),
             movetime: ms(c.movetime_ms),
             wtime: ms(c.wtime_ms),

@@ -51,9 +51,11 @@ impl<'a> MainThread<'a> {
         }
     }
 
-    /// After a completed iteration: is the search over? A mate within the `go mate` limit ends
-    /// it; while pondering nothing else does; a single legal move ends a timed search at once;
-    /// otherwise the soft limit, scaled by how many iterations the best move has held.
+    /// After a completed iteration, with `nodes` searched by every thread: is the search over?
+    /// A mate within the `go mate` limit ends it, and so does a spent soft node budget
+    /// (`Limits::soft_nodes`; like `nodes` it does not wait for `ponderhit`); while pondering
+    /// nothing else does; a single legal move ends a timed search at once; otherwise the soft
+    /// time limit, scaled by how many iterations the best move has held.
     ///
     /// `line_one` is the best move as line 1's search left it: the stability follows line 1
     /// alone, whatever the later MultiPV lines do (Stockfish counts `bestMoveChanges` only at
@@ -64,6 +66,7 @@ impl<'a> MainThread<'a> {
         state: &SearchState,
         root_moves: &[RootMove],
         line_one: Option<Move>,
+        nodes: u64,
     ) -> bool {
         let best = &root_moves[0];
         let line_one = line_one.unwrap_or(best.mv);
@@ -74,7 +77,7 @@ impl<'a> MainThread<'a> {
         };
         self.last_best = Some(line_one);
 
-        if mate_within_limit(job, root_moves) {
+        if mate_within_limit(job, root_moves) || job.limits.soft_nodes.is_some_and(|s| nodes >= s) {
             return true;
         }
         if state.clock.pondering() {

@@ -217,6 +217,7 @@ impl<'a> Searcher<'a> {
                 }
                 if pv_index == 0 {
                     line_one = self.root_moves.first().map(|rm| rm.mv);
+                    let nodes = self.total_nodes();
                     if multipv > 1
                         && skill.is_none()
                         && let Some(main) = &mut self.main
@@ -226,6 +227,7 @@ impl<'a> Searcher<'a> {
                             self.state,
                             &self.root_moves,
                             line_one,
+                            nodes,
                         );
                         if ends_after_line_one {
                             break;
@@ -254,7 +256,8 @@ impl<'a> Searcher<'a> {
             }
             if let Some(main) = &mut self.main {
                 let ends = if multipv == 1 || skill.is_some() {
-                    main.iteration_ends_search(self.job, self.state, &self.root_moves, line_one)
+                    let (job, state, nodes) = (self.job, self.state, counts.nodes);
+                    main.iteration_ends_search(job, state, &self.root_moves, line_one, nodes)
                 } else {
                     // A later line may have found the mate `go mate` asks for.
                     manager::mate_within_limit(self.job, &self.root_moves)

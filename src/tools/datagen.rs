@@ -1,8 +1,9 @@
 //! `lazuli datagen`: self-play games that make training data for the evaluation network.
 //!
 //! Each game starts from the start position (or a line of `--book`) with a few random plies,
-//! is played by the engine at a fixed node budget per move (one thread, its own table and
-//! histories, cleared before every game), and is adjudicated: a win once both sides agree for
+//! is played by the engine at a node budget per move (one thread, its own table and histories,
+//! cleared before every game): `--nodes` exactly, or with `--soft-nodes` no new iteration after
+//! that many nodes and `--nodes` as the hard cap. It is adjudicated: a win once both sides agree for
 //! a few plies that one side is far ahead, a draw after a long quiet stretch late in the game.
 //! Every position of the game is written with the search's score and the game's result, except
 //! positions in check, positions whose best move is a capture or a promotion, and mate scores
@@ -19,8 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lazuli::{Engine, Error, Limits, Position, ScoreKind, Silent};
-use shakmaty::{Chess, Color, Move, Position as _};
+use lazuli::{Engine, Error, Limits, Position, ScoreKind, SearchResult, Silent};
+use shakmaty::{Chess, Color, Position as _};
 
 use super::format::{self, PackedBoard};
 use super::rng::Rng;
@@ -68,10 +69,14 @@ pub struct DatagenConfig {
     /// The run's seed.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
-    /// Nodes per move.
+    /// Nodes per move; with `--soft-nodes`, the hard cap.
     #[arg(long, value_name = "N", default_value_t = 5000,
           value_parser = number::<u64>(.., 1..=u64::MAX))]
     pub nodes: u64,
+    /// No new iteration once a move's search has this many nodes (at most `--nodes`): every
+    /// move's search ends with a completed iteration unless the hard cap stops it first.
+    #[arg(long, value_name = "N", value_parser = number::<u64>(.., 1..=u64::MAX))]
+    pub soft_nodes: Option<u64>,
     /// Random plies after the start position or book line (at most 40).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = number::<usize>(.., 0..=40))]
     pub random_plies: usize,
@@ -117,11 +122,18 @@ struct Player<'a> {
 }
 
 impl Player<'_> {
-    /// The best move and its score (side to move) after a search of `nodes` nodes.
-    fn search(&mut self, nodes: u64) -> Result<(Option<Move>, lazuli::Score), Error> {
-        self.engine.go(Limits::nodes(nodes), Silent)?;
-        let result = self.engine.wait().expect("a search ran")?;
-        Ok((result.best, result.score))
+    /// The result of a search of `limits`.
+    fn search(&mut self, limits: Limits) -> Result<SearchResult, Error> {
+        self.engine.go(limits, Silent)?;
+        self.engine.wait().expect("a search ran")
+    }
+
+    /// A move's search limits: `--nodes`, and `--soft-nodes` if given.
+    fn move_limits(&self) -> Limits {
+        Limits {
+            soft_nodes: self.config.soft_nodes,
+            ..Limits::nodes(self.config.nodes)
+        }
     }
 
     /// A playable opening for game `game`: the book line or start position, then random
@@ -153,7 +165,7 @@ impl Player<'_> {
             let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
             self.engine.new_game();
             self.engine.set_position(fen.as_deref(), &texts)?;
-            let (_, score) = self.search(OPENING_CHECK_NODES)?;
+            let score = self.search(Limits::nodes(OPENING_CHECK_NODES))?.score;
             if score.0.abs() <= MAX_OPENING_SCORE {
                 let mut line = vec![fen.unwrap_or_default()];
                 line.extend(moves);
@@ -162,19 +174,19 @@ impl Player<'_> {
         }
     }
 
-    /// Plays game `game`: its records, and how many moves the engine searched in it.
+    /// Plays game `game`: its records and what its searches cost.
     ///
     /// The engine's position is set once after the opening and then advanced a move at a
     /// time ([`Engine::play_move`]); rebuilding it from the whole move list before every
     /// search cost 0.3% of the instructions (callgrind, docs/nets.md).
-    fn play(&mut self, game: u64) -> Result<(Vec<PackedBoard>, u64), Error> {
+    fn play(&mut self, game: u64) -> Result<(Vec<PackedBoard>, Searches), Error> {
         let mut rng = Rng::new(self.config.seed ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let line = self.opening(&mut rng)?;
         let fen = (!line[0].is_empty()).then(|| line[0].clone());
         let opening: Vec<&str> = line[1..].iter().map(String::as_str).collect();
         self.engine.new_game();
         self.engine.set_position(fen.as_deref(), &opening)?;
-        let mut searched = 0;
+        let mut searches = Searches::default();
         let mut pending: Vec<(Chess, i16)> = Vec::new();
         let (mut win_run, mut draw_run) = (0usize, 0usize);
         let mut last_winner = None;
@@ -196,8 +208,16 @@ impl Player<'_> {
             if pos.is_draw(0) || ply >= MAX_PLIES {
                 break 1;
             }
-            let (best, score) = self.search(self.config.nodes)?;
-            searched += 1;
+            let SearchResult {
+                best,
+                score,
+                nodes,
+                depth,
+                ..
+            } = self.search(self.move_limits())?;
+            searches.moves += 1;
+            searches.nodes += nodes;
+            searches.depths += u64::from(depth);
             let best = best.expect("a legal move exists");
             let white_score = if white { score.0 } else { -score.0 };
             // Adjudication, from White's side.
@@ -234,8 +254,17 @@ impl Player<'_> {
             .iter()
             .map(|(chess, score)| format::encode(chess, *score, result))
             .collect();
-        Ok((records, searched))
+        Ok((records, searches))
     }
+}
+
+/// The searches of a game: the moves searched (the opening's random plies not counted), and
+/// their nodes and completed depths summed.
+#[derive(Default)]
+struct Searches {
+    moves: u64,
+    nodes: u64,
+    depths: u64,
 }
 
 /// Totals of a run, for the progress line and the summary.
@@ -244,6 +273,9 @@ struct Tally {
     games: AtomicU64,
     /// Moves the engine searched in those games (the opening's random plies not counted).
     searched: AtomicU64,
+    /// Nodes of those searches, and their completed depths summed.
+    nodes: AtomicU64,
+    depths: AtomicU64,
     positions: AtomicU64,
     chunks_done: AtomicU64,
     chunks_skipped: AtomicU64,
@@ -254,6 +286,13 @@ impl Tally {
     fn written_percent(&self) -> f64 {
         let searched = self.searched.load(Ordering::Relaxed).max(1);
         100.0 * self.positions.load(Ordering::Relaxed) as f64 / searched as f64
+    }
+
+    /// Nodes and completed depth a searched move.
+    fn per_move(&self) -> (f64, f64) {
+        let moves = self.searched.load(Ordering::Relaxed).max(1) as f64;
+        let mean = |sum: &AtomicU64| sum.load(Ordering::Relaxed) as f64 / moves;
+        (mean(&self.nodes), mean(&self.depths))
     }
 
     /// Positions written a second, and the same a worker thread, after `secs` seconds.
@@ -274,6 +313,12 @@ fn workers(config: &DatagenConfig) -> usize {
 ///
 /// Directory, book and engine errors.
 fn generate(config: &DatagenConfig) -> Result<Tally, Error> {
+    if config.soft_nodes.is_some_and(|soft| soft > config.nodes) {
+        return Err(Error::InvalidCommand(format!(
+            "--soft-nodes must not exceed --nodes ({})",
+            config.nodes
+        )));
+    }
     std::fs::create_dir_all(&config.out).map_err(|e| {
         Error::InvalidCommand(format!("cannot create {}: {e}", config.out.display()))
     })?;
@@ -336,9 +381,11 @@ fn worker(
         let last = (first + config.chunk_games).min(config.games);
         let mut records = Vec::new();
         for game in first..last {
-            let (mut game_records, searched) = player.play(game)?;
+            let (mut game_records, searches) = player.play(game)?;
             tally.games.fetch_add(1, Ordering::Relaxed);
-            tally.searched.fetch_add(searched, Ordering::Relaxed);
+            tally.searched.fetch_add(searches.moves, Ordering::Relaxed);
+            tally.nodes.fetch_add(searches.nodes, Ordering::Relaxed);
+            tally.depths.fetch_add(searches.depths, Ordering::Relaxed);
             tally
                 .positions
                 .fetch_add(game_records.len() as u64, Ordering::Relaxed);
@@ -426,9 +473,10 @@ pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
     let secs = start.elapsed().as_secs_f64();
     let positions = tally.positions.load(Ordering::Relaxed);
     println!(
-        "datagen seed {} games {} ({} chunks of {}, {} written now, {} already there) nodes {}: \
+        "datagen seed {} games {} ({} chunks of {}, {} written now, {} already there) nodes {}{}: \
          {records} positions in {}, fingerprint {hash:016x}, {secs:.0} s; written now: \
-         {positions} positions from {} moves searched ({:.1}%), {:.0} positions/s a thread",
+         {positions} positions from {} moves searched ({:.1}%; {:.0} nodes, depth {:.2} a move), \
+         {:.0} positions/s a thread",
         config.seed,
         config.games,
         config.chunks(),
@@ -436,9 +484,14 @@ pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
         tally.chunks_done.load(Ordering::SeqCst),
         tally.chunks_skipped.load(Ordering::SeqCst),
         config.nodes,
+        config
+            .soft_nodes
+            .map_or_else(String::new, |soft| format!(" (soft {soft})")),
         config.out.display(),
         tally.searched.load(Ordering::Relaxed),
         tally.written_percent(),
+        tally.per_move().0,
+        tally.per_move().1,
         tally.rates(config, secs).1,
     );
     Ok(())
@@ -456,6 +509,7 @@ mod tests {
             threads,
             seed: 7,
             nodes: 300,
+            soft_nodes: None,
             random_plies: 8,
             book: None,
             hash_mb: 1,
@@ -476,9 +530,11 @@ mod tests {
             (1000, 100, 1, 5000)
         );
         assert_eq!(
-            (c.random_plies, c.hash_mb, c.book, c.options),
-            (8, 8, None, vec![])
+            (c.random_plies, c.hash_mb, c.book, c.options, c.soft_nodes),
+            (8, 8, None, vec![], None)
         );
+        let c = parse(&["--out", "d", "--soft-nodes", "0", "--nodes", "900"]).unwrap();
+        assert_eq!((c.soft_nodes, c.nodes), (Some(1), 900));
         let c = parse(&[
             "--out",
             "d",
@@ -508,6 +564,7 @@ mod tests {
             &[][..],
             &["--out", "d", "--option", "Hash"],
             &["--out", "d", "--games", "-1"],
+            &["--out", "d", "--soft-nodes", "x"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
@@ -540,6 +597,39 @@ mod tests {
             let d = format::decode(&record).unwrap();
             assert!(d.wdl <= 2 && i32::from(d.score).abs() < MAX_RECORDED_SCORE);
         }
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    /// A soft budget: the searches end on completed iterations, so they search more nodes a
+    /// move than the soft budget and fewer than the hard cap, and the data are as deterministic.
+    /// A soft budget above the hard cap is refused.
+    #[test]
+    fn soft_nodes_end_on_completed_iterations_under_the_cap() {
+        let base = std::env::temp_dir().join(format!("lazuli-datagen-soft-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let soft = |dir: &str, threads| DatagenConfig {
+            soft_nodes: Some(200),
+            nodes: 2000,
+            ..config(&base.join(dir), threads)
+        };
+        let tally = generate(&soft("one", 1)).unwrap();
+        let per_move = tally.per_move().0;
+        assert!(
+            200.0 < per_move && per_move <= 2000.0,
+            "{per_move} nodes a move"
+        );
+        generate(&soft("two", 2)).unwrap();
+        assert_eq!(
+            fingerprint(&soft("one", 1)).unwrap(),
+            fingerprint(&soft("two", 2)).unwrap()
+        );
+        let bad = DatagenConfig {
+            soft_nodes: Some(301),
+            ..config(&base.join("bad"), 1)
+        };
+        assert!(
+            matches!(generate(&bad), Err(Error::InvalidCommand(m)) if m.contains("--soft-nodes"))
+        );
         let _ = std::fs::remove_dir_all(&base);
     }
 }
