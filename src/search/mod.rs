@@ -256,8 +256,13 @@ impl<'a> Searcher<'a> {
             }
             if let Some(main) = &mut self.main {
                 let ends = if multipv == 1 || skill.is_some() {
-                    let (job, state, nodes) = (self.job, self.state, counts.nodes);
-                    main.iteration_ends_search(job, state, &self.root_moves, line_one, nodes)
+                    main.iteration_ends_search(
+                        self.job,
+                        self.state,
+                        &self.root_moves,
+                        line_one,
+                        counts.nodes,
+                    )
                 } else {
                     // A later line may have found the mate `go mate` asks for.
                     manager::mate_within_limit(self.job, &self.root_moves)

@@ -288,6 +288,13 @@ impl Tally {
         100.0 * self.positions.load(Ordering::Relaxed) as f64 / searched as f64
     }
 
+    /// Counts a game's searches.
+    fn add(&self, searches: &Searches) {
+        self.searched.fetch_add(searches.moves, Ordering::Relaxed);
+        self.nodes.fetch_add(searches.nodes, Ordering::Relaxed);
+        self.depths.fetch_add(searches.depths, Ordering::Relaxed);
+    }
+
     /// Nodes and completed depth a searched move.
     fn per_move(&self) -> (f64, f64) {
         let moves = self.searched.load(Ordering::Relaxed).max(1) as f64;
@@ -383,9 +390,7 @@ fn worker(
         for game in first..last {
             let (mut game_records, searches) = player.play(game)?;
             tally.games.fetch_add(1, Ordering::Relaxed);
-            tally.searched.fetch_add(searches.moves, Ordering::Relaxed);
-            tally.nodes.fetch_add(searches.nodes, Ordering::Relaxed);
-            tally.depths.fetch_add(searches.depths, Ordering::Relaxed);
+            tally.add(&searches);
             tally
                 .positions
                 .fetch_add(game_records.len() as u64, Ordering::Relaxed);
@@ -472,6 +477,7 @@ pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
     let (hash, records) = fingerprint(config)?;
     let secs = start.elapsed().as_secs_f64();
     let positions = tally.positions.load(Ordering::Relaxed);
+    let (nodes_a_move, depth_a_move) = tally.per_move();
     println!(
         "datagen seed {} games {} ({} chunks of {}, {} written now, {} already there) nodes {}{}: \
          {records} positions in {}, fingerprint {hash:016x}, {secs:.0} s; written now: \
@@ -490,8 +496,8 @@ pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
         config.out.display(),
         tally.searched.load(Ordering::Relaxed),
         tally.written_percent(),
-        tally.per_move().0,
-        tally.per_move().1,
+        nodes_a_move,
+        depth_a_move,
         tally.rates(config, secs).1,
     );
     Ok(())
