@@ -4,7 +4,9 @@
 //! calibration's statistics (pentanomial counts, the level -> Elo fit recovering known Elo from
 //! synthetic games of a fixed seed, the bootstrap's intervals, the anchors written into a copy
 //! of `src/params.rs`, the chart) and its resume logic, with the standard library only: no
-//! engine, no python-chess. Without `python3` the test says so on stderr and is reported as
+//! engine, no python-chess. `tools/spsa.py --self-test` checks SPSA's update (a synthetic match
+//! whose optimum it must approach, the same result resumed from its state file, the clamping),
+//! the adjudication of its fixed-node games and its openings' draw, likewise. Without `python3` the test says so on stderr and is reported as
 //! ignored, never as passed (this file has its own harness, `libtest-mimic`); under
 //! `LAZULI_REQUIRE_TOOLS=1` (`.ci/run`) a missing `python3` fails it instead. `tools/mates.py`
 //! given an engine that cannot start stops before any search with one line naming it.
@@ -32,6 +34,8 @@ fn main() {
             self_test("tools/sprt_pool.py", 11)
         })
         .with_ignored_flag(missing && !require),
+        Trial::test("spsa_self_test", || self_test("tools/spsa.py", 18))
+            .with_ignored_flag(missing && !require),
         Trial::test(
             "mates_refuses_an_engine_that_cannot_start",
             mates_missing_engine,
