@@ -29,9 +29,11 @@ Two ways to play an iteration's games:
   match.py, which needs python-chess too), on the clock, on a quiet machine.
 
 Resumable: the state file holds the values and the next iteration, rewritten after each one;
-the same --seed replays the same signs and openings. Prints one line per iteration and, at the
-end (or on --show), the values as `setoption` lines and as a params.rs excerpt. `--self-test`
-checks the update rule, the resume, the clamping and the adjudication without an engine.
+the same --seed replays the same signs and openings, and a resume with other settings
+(iterations, pairs, seed, nodes or clock, hash, book) is refused. Prints one line per
+iteration and, at the end (or on --show), the values as `setoption` lines and as a params.rs
+excerpt. `--self-test` checks the update rule, the resume, the clamping and the adjudication
+without an engine.
 """
 
 import argparse
@@ -228,6 +230,18 @@ def step(state, n, seed, play):
     return w, d, l
 
 
+def run_config(args):
+    """The settings a run's results depend on, kept in its state file."""
+    return dict(iterations=args.iterations, pairs=args.pairs, seed=args.seed, hash=args.hash,
+                nodes=args.nodes, tc=None if args.nodes else args.tc,
+                book=os.path.basename(args.book))
+
+
+def config_mismatch(saved, given):
+    """The settings that differ between a state file's run and this command, as text."""
+    return ", ".join(f"{k} {saved.get(k)} there, {v} here" for k, v in given.items() if saved.get(k) != v)
+
+
 def save(state, path):
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
@@ -323,6 +337,14 @@ def self_test():
     check("5 winning scores are not enough", adjudicate([0] + [2000] * 5, 30) is None)
     check("the ply cap is a draw", adjudicate([500] * 10, MAX_PLIES) == "1/2-1/2")
 
+    args = argparse.Namespace(iterations=500, pairs=4, seed=1, hash=16, nodes=20000, tc="5+0.05",
+                              book="/x/UHO.epd")
+    saved = run_config(args)
+    check("a resume with the same settings is accepted", config_mismatch(saved, run_config(args)) == "")
+    args.nodes = 25000
+    check("a resume with another node count is refused, naming it",
+          config_mismatch(saved, run_config(args)) == "nodes 20000 there, 25000 here")
+
     with tempfile.TemporaryDirectory() as tmp:
         book = os.path.join(tmp, "book.epd")
         with open(book, "w") as f:
@@ -359,12 +381,17 @@ def main():
     if not args.state or not (args.engine or args.show):
         ap.error("give --state and --engine")
 
+    config = run_config(args)
     if os.path.exists(args.state):
         with open(args.state) as f:
             state = json.load(f)
+        differ = config_mismatch(state.get("config", config), config)
+        if differ and not args.show:
+            sys.exit(f"{args.state} was started with other settings: {differ}")
+        state.setdefault("config", config)
     else:
-        state = dict(k=0, params=read_params(args.engine, args.only), history=[])
-    n = args.iterations
+        state = dict(k=0, params=read_params(args.engine, args.only), history=[], config=config)
+    n = state["config"]["iterations"] if args.show else args.iterations
     gains(state["params"], n)
     if not args.show:
         if args.nodes:
