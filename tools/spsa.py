@@ -170,7 +170,7 @@ class NodePlayer:
                     errors.append(f"{type(e).__name__}: {e}")
                     return
 
-        threads = [threading.Thread(target=work, args=(pair,)) for pair in self.workers]
+        threads = [threading.Thread(target=work, args=(pair,), daemon=True) for pair in self.workers]
         for t in threads:
             t.start()
         for t in threads:
@@ -182,7 +182,10 @@ class NodePlayer:
     def close(self):
         for pair in self.workers:
             for engine in pair:
-                engine.quit()
+                try:
+                    engine.quit()
+                except Exception:  # already gone (the failure that stopped the run)
+                    engine.close()
 
 
 def play_match(args, plus, minus, seed):
