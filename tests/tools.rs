@@ -34,7 +34,7 @@ fn main() {
             self_test("tools/sprt_pool.py", 11)
         })
         .with_ignored_flag(missing && !require),
-        Trial::test("spsa_self_test", || self_test("tools/spsa.py", 20))
+        Trial::test("spsa_self_test", || self_test("tools/spsa.py", 22))
             .with_ignored_flag(missing && !require),
         Trial::test(
             "mates_refuses_an_engine_that_cannot_start",

@@ -30,7 +30,7 @@ Two ways to play an iteration's games:
 
 Resumable: the state file holds the values and the next iteration, rewritten after each one;
 the same --seed replays the same signs and openings, and a resume with other settings
-(iterations, pairs, seed, nodes or clock, hash, book) is refused. Prints one line per
+(iterations, pairs, seed, nodes or clock, hash, book, --option) is refused. Prints one line per
 iteration and, at the end (or on --show), the values as `setoption` lines and as a params.rs
 excerpt. `--self-test` checks the update rule, the resume, the clamping and the adjudication
 without an engine.
@@ -116,7 +116,7 @@ class NodePlayer:
 
     def start(self):
         engine = self.chess.engine.SimpleEngine.popen_uci(self.args.engine)
-        engine.configure({"Hash": self.args.hash})
+        engine.configure({"Hash": self.args.hash, **engine_options(self.args)})
         return engine
 
     def game(self, pair, fen, plus_white):
@@ -197,7 +197,8 @@ def play_match(args, plus, minus, seed):
         cmd += ["--opt1", f"{name}={v}"]
     for name, v in minus.items():
         cmd += ["--opt2", f"{name}={v}"]
-    cmd += ["--opt1", f"Hash={args.hash}", "--opt2", f"Hash={args.hash}"]
+    for name, v in {"Hash": args.hash, **engine_options(args)}.items():
+        cmd += ["--opt1", f"{name}={v}", "--opt2", f"{name}={v}"]
     out = subprocess.run(cmd, capture_output=True, text=True).stdout
     m = re.search(r"plus vs minus: \+(\d+) =(\d+) -(\d+)", out)
     if not m:
@@ -233,11 +234,22 @@ def step(state, n, seed, play):
     return w, d, l
 
 
+def engine_options(args):
+    """The --option NAME=VALUE settings, the same for both engines."""
+    options = {}
+    for text in args.option:
+        name, sep, value = text.partition("=")
+        if not sep or not name:
+            sys.exit(f"--option wants NAME=VALUE, not {text!r}")
+        options[name] = value
+    return options
+
+
 def run_config(args):
     """The settings a run's results depend on, kept in its state file."""
     return dict(iterations=args.iterations, pairs=args.pairs, seed=args.seed, hash=args.hash,
                 nodes=args.nodes, tc=None if args.nodes else args.tc,
-                book=os.path.basename(args.book))
+                book=os.path.basename(args.book), options=sorted(args.option))
 
 
 def config_mismatch(saved, given):
@@ -341,12 +353,15 @@ def self_test():
     check("the ply cap is a draw", adjudicate([500] * 10, MAX_PLIES) == "1/2-1/2")
 
     args = argparse.Namespace(iterations=500, pairs=4, seed=1, hash=16, nodes=20000, tc="5+0.05",
-                              book="/x/UHO.epd")
+                              book="/x/UHO.epd", option=["EvalFile=a.lznn"])
     saved = run_config(args)
     check("a resume with the same settings is accepted", config_mismatch(saved, run_config(args)) == "")
     args.nodes = 25000
     check("a resume with another node count is refused, naming it",
           config_mismatch(saved, run_config(args)) == "nodes 20000 there, 25000 here")
+    args.nodes, args.option = 20000, ["EvalFile=b.lznn"]
+    check("a resume with another engine option is refused", "options" in config_mismatch(saved, run_config(args)))
+    check("engine options are NAME=VALUE", engine_options(args) == {"EvalFile": "b.lznn"})
 
     with tempfile.TemporaryDirectory() as tmp:
         book = os.path.join(tmp, "book.epd")
@@ -369,6 +384,8 @@ def main():
     ap.add_argument("--tc", default="5+0.05", help="without --nodes: match.py's clock")
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--hash", type=int, default=16)
+    ap.add_argument("--option", action="append", default=[],
+                    help="NAME=VALUE set on both engines, e.g. EvalFile=net.lznn (repeatable)")
     ap.add_argument("--book", default=BOOK)
     ap.add_argument("--match", default=MATCH,
                     help="the match runner (match.py: not in the repository; default $LAZULI_MATCH, "
