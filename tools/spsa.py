@@ -124,10 +124,10 @@ class NodePlayer:
         chess = self.chess
         plus, minus = pair
         board = chess.Board(fen)
+        # A new `game` object makes python-chess send `ucinewgame` before each engine's first
+        # move of the game: the table and histories cleared, so a game depends on nothing before.
         scores, tag = [], object()
         limit = chess.engine.Limit(nodes=self.args.nodes)
-        for engine in pair:
-            engine.protocol.send_line("ucinewgame")
         while True:
             if board.is_game_over(claim_draw=True):
                 result = board.result(claim_draw=True)
