@@ -104,20 +104,24 @@ pub(crate) const CORRECTION_MAX: i32 = CORRECTION_GRAIN * 32;
 /// result (viridithas, Ethereal).
 pub(crate) const CORRECTION_WEIGHT_MAX: i32 = 16;
 
+// The fourteen margins and divisors that SPSA run n20k-s3 tuned with the net s8b8-all-h32m
+// hold its values of iteration 1,361, rounded (batch 5, docs/tuning.md; the defaults before
+// are in its table).
 tunables! {
     /// Initial half-width of the aspiration window, in centipawns; it grows by half on each
     /// fail.
-    ASPIRATION_DELTA = 20 in 5..=60;
+    ASPIRATION_DELTA = 21 in 5..=60;
 
     // -----------------------------------------------------------------------------------------
     // Pruning and reductions (search/alphabeta.rs).
     // -----------------------------------------------------------------------------------------
 
-    /// Reverse futility pruning: up to this depth ...
-    RFP_MAX_DEPTH = 3 in 1..=12;
+    /// Reverse futility pruning: up to this depth (2 since batch 5, whose net hid Qa5's mate
+    /// in 2 behind it at depth 3; docs/mates.md) ...
+    RFP_MAX_DEPTH = 2 in 1..=12;
     /// ... when the static evaluation minus this margin per ply (one ply less when improving)
     /// is still at least beta.
-    RFP_MARGIN = 100 in 30..=160;
+    RFP_MARGIN = 102 in 30..=160;
 
     /// Late move pruning of quiet moves: up to this depth ...
     LMP_MAX_DEPTH = 4 in 2..=8;
@@ -129,27 +133,27 @@ tunables! {
     FUTILITY_MAX_DEPTH = 6 in 2..=10;
     /// ... when the static evaluation plus `FUTILITY_BASE + FUTILITY_MARGIN * depth` is at
     /// most alpha.
-    FUTILITY_BASE = 100 in 0..=250;
+    FUTILITY_BASE = 99 in 0..=250;
     /// See [`FUTILITY_BASE`].
-    FUTILITY_MARGIN = 80 in 30..=200;
+    FUTILITY_MARGIN = 75 in 30..=200;
 
     /// SEE pruning: up to this depth, moves that lose more than a depth-scaled margin.
     SEE_PRUNE_MAX_DEPTH = 5 in 2..=10;
     /// Centipawns per ply a quiet move may lose by SEE before it is pruned.
-    SEE_QUIET_MARGIN = 60 in 10..=150;
+    SEE_QUIET_MARGIN = 59 in 10..=150;
     /// Centipawns per ply a capture may lose by SEE before it is pruned.
-    SEE_TACTICAL_MARGIN = 100 in 20..=250;
+    SEE_TACTICAL_MARGIN = 97 in 20..=250;
 
     /// Late move reductions from this depth on.
     LMR_MIN_DEPTH = 3 in 2..=5;
     /// The reduction is `LMR_BASE + ln(depth) ln(moves) / LMR_DIVISOR` (Ethereal's formula),
     /// both in hundredths.
-    LMR_BASE = 75 in 0..=200;
+    LMR_BASE = 73 in 0..=200;
     /// See [`LMR_BASE`].
-    LMR_DIVISOR = 225 in 100..=400;
+    LMR_DIVISOR = 221 in 100..=400;
     /// One ply less (more) reduction per this much quiet history (butterfly plus
     /// continuations).
-    LMR_HISTORY_DIVISOR = 12288 in 2048..=32768;
+    LMR_HISTORY_DIVISOR = 11481 in 2048..=32768;
 
     /// One ply more reduction at expected cut nodes (Stockfish: about 2).
     LMR_CUT_NODE = 1 in 0..=3;
@@ -159,7 +163,7 @@ tunables! {
     /// ProbCut: from this depth on ...
     PROBCUT_MIN_DEPTH = 5 in 3..=8;
     /// ... a capture that beats beta by this margin ...
-    PROBCUT_MARGIN = 200 in 80..=400;
+    PROBCUT_MARGIN = 193 in 80..=400;
     /// ... in a search this many plies shallower cuts off.
     PROBCUT_REDUCTION = 4 in 3..=6;
 
@@ -179,7 +183,7 @@ tunables! {
     /// engines (Stockfish, Ethereal) grow R with depth and with the margin above beta.
     NULL_DEPTH_DIVISOR = 3 in 2..=8;
     /// See [`NULL_DEPTH_DIVISOR`].
-    NULL_EVAL_DIVISOR = 200 in 50..=400;
+    NULL_EVAL_DIVISOR = 202 in 50..=400;
     /// See [`NULL_DEPTH_DIVISOR`].
     NULL_EVAL_MAX = 3 in 1..=6;
     /// 1 (the default since issue 34's SPRT): no null move for a side with only king and
@@ -193,12 +197,12 @@ tunables! {
 
     /// History bonus after a cutoff: `HISTORY_BONUS_SCALE * depth^2`, at most
     /// [`HISTORY_BONUS_MAX`].
-    HISTORY_BONUS_SCALE = 16 in 4..=64;
+    HISTORY_BONUS_SCALE = 18 in 4..=64;
     /// See [`HISTORY_BONUS_SCALE`].
-    HISTORY_BONUS_MAX = 1600 in 400..=4000;
+    HISTORY_BONUS_MAX = 1659 in 400..=4000;
     /// Captures of the same victim are ordered by capture history divided by this (a pawn of
     /// victim value is 800).
-    CAPTURE_HISTORY_DIVISOR = 32 in 8..=128;
+    CAPTURE_HISTORY_DIVISOR = 34 in 8..=128;
 
     // -----------------------------------------------------------------------------------------
     // Evaluation (eval/mod.rs).

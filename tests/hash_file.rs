@@ -85,8 +85,11 @@ fn a_saved_table_loads_into_the_same_size_and_resumes_the_search() {
         resumed.push(search(&mut b, 9));
     }
     assert_eq!(resumed[0], resumed[1]);
+    // One thread searches deterministically, so without the load it would take empty_nodes
+    // exactly. Three quarters leaves room for the search and the net to move the count: with
+    // s6f-h32m it was under half, with s8b8-all-h32m (batch 5b) 16,694 of 29,780.
     assert!(
-        resumed[0] < empty_nodes / 2,
+        resumed[0] < empty_nodes * 3 / 4,
         "{resumed:?} against {empty_nodes}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -124,7 +127,7 @@ fn a_file_of_another_size_is_rehashed_into_the_table() {
         assert_eq!(entries_in(&saved), kept);
         let nodes = search(&mut b, 9);
         assert!(
-            nodes < empty_nodes / 2,
+            nodes < empty_nodes * 3 / 4,
             "{mb} MB: {nodes} against {empty_nodes}"
         );
     }
