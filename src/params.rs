@@ -285,9 +285,10 @@ pub(crate) const TB_STORE_DEPTH_BONUS: i32 = 6;
 /// has many endgames below 17, which behave unlike 17).
 pub(crate) const WDL_MATERIAL: (u32, u32) = (4, 78);
 /// Centre of the win-rate curve, a cubic in material / 58 (highest power first), centipawns.
-pub(crate) const WDL_AS: [f64; 4] = [380.501075, -454.263110, -313.751673, 506.361854];
+/// Fitted to the built-in net s8b8-all-h32m's games (data set s10, batch 5b's build).
+pub(crate) const WDL_AS: [f64; 4] = [195.317986, -226.971216, -280.773037, 512.214773];
 /// Width of the win-rate curve, the same kind of cubic.
-pub(crate) const WDL_BS: [f64; 4] = [71.798820, -53.581229, -4.353022, 146.514522];
+pub(crate) const WDL_BS: [f64; 4] = [-83.397602, 136.554951, 49.057976, 117.934861];
 
 // ---------------------------------------------------------------------------------------------
 // Limited strength: `Skill Level`, `UCI_LimitStrength` and `UCI_Elo` (search/skill.rs).
