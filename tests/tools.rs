@@ -41,6 +41,11 @@ fn main() {
             mates_missing_engine,
         )
         .with_ignored_flag(missing && !require),
+        Trial::test(
+            "mates_refuses_an_option_the_engine_refuses",
+            mates_refused_option,
+        )
+        .with_ignored_flag(missing && !require),
     ];
     libtest_mimic::run(&Arguments::from_args(), trials).exit();
 }
@@ -101,6 +106,36 @@ fn mates_missing_engine() -> Result<(), libtest_mimic::Failed> {
     )?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let named = stderr.contains("engine 1") && stderr.contains("no-such-engine");
+    let searched = stderr.contains('\r');
+    if out.status.code() != Some(1) || !named || stderr.contains("Traceback") || searched {
+        return Err(format!("mates.py ({}):\n{stderr}", out.status).into());
+    }
+    Ok(())
+}
+
+/// `tools/mates.py` with an `EvalFile` the engine cannot read (a relative path from another
+/// folder: the engine answers `info string error` and would go on with its built-in net):
+/// exit status 1, one line naming the engine and quoting the engine's error, no traceback and
+/// no position searched.
+fn mates_refused_option() -> Result<(), libtest_mimic::Failed> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let epd = root.join("tests/data/mates_2to5_dev.epd");
+    let lazuli = Path::new(env!("CARGO_BIN_EXE_lazuli"));
+    let out = python3(
+        "tools/mates.py",
+        [
+            OsStr::new("--epd"),
+            epd.as_os_str(),
+            OsStr::new("--nodes"),
+            OsStr::new("1000"),
+            OsStr::new("--engine"),
+            lazuli.as_os_str(),
+            OsStr::new("--opt"),
+            OsStr::new("EvalFile=docs/nets/no-such-net.lznn"),
+        ],
+    )?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let named = stderr.contains("engine 0") && stderr.contains("no-such-net.lznn");
     let searched = stderr.contains('\r');
     if out.status.code() != Some(1) || !named || stderr.contains("Traceback") || searched {
         return Err(format!("mates.py ({}):\n{stderr}", out.status).into());

@@ -121,16 +121,18 @@ def main():
                 opts.append((name, value))
         return opts
 
-    # Every engine is started and asked `isready` once before any search, so that a wrong path
-    # or a program that does not speak UCI stops the run at once with one line, not with a
-    # traceback after the other engines have searched every position.
+    # Every engine is started and asked `isready` once before any search, so that a wrong path,
+    # a program that does not speak UCI or an option it refuses (a relative `EvalFile` from
+    # another folder) stops the run at once with one line, not with a traceback after the
+    # other engines have searched every position, or with counts of the wrong net.
     for i, command in enumerate(args.engine):
         try:
             probe = UciProcess(command, options(i))
             probe.ready()
             probe.quit()
         except (OSError, RuntimeError, ValueError) as e:
-            sys.exit(f"engine {i} ({command}) cannot be started as a UCI engine: {e}")
+            sys.exit(f"engine {i} ({command}) cannot be started as a UCI engine, or refused "
+                     f"an option: {e}")
 
     results = {}  # (engine index, id) -> (depth, nodes) or None
     lock = threading.Lock()

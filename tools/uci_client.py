@@ -33,8 +33,13 @@ class UciProcess:
                 return lines
 
     def ready(self):
+        """`isready` until `readyok`; an `info string error` before it (an option the engine
+        refused, such as an `EvalFile` it cannot read: engines keep their previous value and go
+        on, so a run would measure the wrong thing without a word) raises ValueError."""
         self.send("isready")
-        self.until("readyok")
+        for line in self.until("readyok"):
+            if line.lower().startswith("info string error"):
+                raise ValueError(line)
 
     def quit(self):
         try:
