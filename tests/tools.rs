@@ -87,57 +87,44 @@ fn self_test(tool: &str, min_checks: usize) -> Result<(), libtest_mimic::Failed>
 /// 1, one line naming the missing engine, no traceback and no position searched (the progress
 /// counter, written after `\r`, never printed).
 fn mates_missing_engine() -> Result<(), libtest_mimic::Failed> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let epd = root.join("tests/data/mates_2to5_dev.epd");
-    let missing = root.join("target/no-such-engine");
-    let lazuli = Path::new(env!("CARGO_BIN_EXE_lazuli"));
-    let out = python3(
-        "tools/mates.py",
-        [
-            OsStr::new("--epd"),
-            epd.as_os_str(),
-            OsStr::new("--nodes"),
-            OsStr::new("1000"),
-            OsStr::new("--engine"),
-            lazuli.as_os_str(),
-            OsStr::new("--engine"),
-            missing.as_os_str(),
-        ],
-    )?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let named = stderr.contains("engine 1") && stderr.contains("no-such-engine");
-    let searched = stderr.contains('\r');
-    if out.status.code() != Some(1) || !named || stderr.contains("Traceback") || searched {
-        return Err(format!("mates.py ({}):\n{stderr}", out.status).into());
-    }
-    Ok(())
+    let missing = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/no-such-engine");
+    let args = [OsStr::new("--engine"), missing.as_os_str()];
+    mates_stops_before_searching(&args, &["engine 1", "no-such-engine"])
 }
 
 /// `tools/mates.py` with an `EvalFile` the engine cannot read (a relative path from another
-/// folder: the engine answers `info string error` and would go on with its built-in net):
-/// exit status 1, one line naming the engine and quoting the engine's error, no traceback and
-/// no position searched.
+/// folder: the engine answers `info string error` and would go on with its built-in net): the
+/// same, the line naming the engine and quoting its error.
 fn mates_refused_option() -> Result<(), libtest_mimic::Failed> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let epd = root.join("tests/data/mates_2to5_dev.epd");
+    let args = [
+        OsStr::new("--opt"),
+        OsStr::new("EvalFile=docs/nets/no-such-net.lznn"),
+    ];
+    mates_stops_before_searching(&args, &["engine 0", "no-such-net.lznn"])
+}
+
+/// Runs `tools/mates.py` on lazuli plus `extra` arguments and checks that it ends at once: exit
+/// status 1, every text of `named` on stderr, no traceback and no position searched.
+fn mates_stops_before_searching(
+    extra: &[&OsStr],
+    named: &[&str],
+) -> Result<(), libtest_mimic::Failed> {
+    let epd = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/mates_2to5_dev.epd");
     let lazuli = Path::new(env!("CARGO_BIN_EXE_lazuli"));
-    let out = python3(
-        "tools/mates.py",
-        [
-            OsStr::new("--epd"),
-            epd.as_os_str(),
-            OsStr::new("--nodes"),
-            OsStr::new("1000"),
-            OsStr::new("--engine"),
-            lazuli.as_os_str(),
-            OsStr::new("--opt"),
-            OsStr::new("EvalFile=docs/nets/no-such-net.lznn"),
-        ],
-    )?;
+    let mut args = vec![
+        OsStr::new("--epd"),
+        epd.as_os_str(),
+        OsStr::new("--nodes"),
+        OsStr::new("1000"),
+        OsStr::new("--engine"),
+        lazuli.as_os_str(),
+    ];
+    args.extend_from_slice(extra);
+    let out = python3("tools/mates.py", args)?;
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let named = stderr.contains("engine 0") && stderr.contains("no-such-net.lznn");
+    let all_named = named.iter().all(|text| stderr.contains(text));
     let searched = stderr.contains('\r');
-    if out.status.code() != Some(1) || !named || stderr.contains("Traceback") || searched {
+    if out.status.code() != Some(1) || !all_named || stderr.contains("Traceback") || searched {
         return Err(format!("mates.py ({}):\n{stderr}", out.status).into());
     }
     Ok(())
