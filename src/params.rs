@@ -116,7 +116,7 @@ tunables! {
     // Pruning and reductions (search/alphabeta.rs).
     // -----------------------------------------------------------------------------------------
 
-    /// Reverse futility pruning: up to this depth (2 since batch 5, whose net hid Qa5's mate
+    /// Reverse futility pruning: up to this depth (2 since batch 5b; batch 5's net hid Qa5's mate
     /// in 2 behind it at depth 3; docs/mates.md) ...
     RFP_MAX_DEPTH = 2 in 1..=12;
     /// ... when the static evaluation minus this margin per ply (one ply less when improving)

@@ -109,7 +109,7 @@ fn mates_in_two_and_three_are_found_with_the_exact_distance() {
 /// 0007 took 36,586, 130,156 and 558,203 nodes, and 0185 173,646. A search change that shows
 /// them later fails here. Issue 34's targets: Qa5 within 10,000, every mate in 2 within 100,000.
 /// With the built-in net s6f-h32m (`Bench: 2232741`) 0213 came at 2,727 nodes and 0007 at
-/// 45,386, so their budgets are twice that. Batch 5 (`Bench: 2070350`) shows all within
+/// 45,386, so their budgets are twice that. Batch 5b (`Bench: 2070350`) shows all within
 /// them: Qa5 after 4,996, 0185 after 9,007, 0007 after 9,372 (docs/mates.md).
 const MATES_WITHIN_NODES: &[(&str, u64)] = &[
     ("matetrack.0021", 400),
@@ -169,7 +169,7 @@ fn hard_mate_in_three() {
 /// right one: (id, fen, depth, standard's move, verified's move = the EPD's best move).
 ///
 /// The depths follow the search and the evaluation, so the table is probed again with
-/// `tools/zugzwang_depths.py` (docs/testing.md) when either changes. With batch 5 (the built-in
+/// `tools/zugzwang_depths.py` (docs/testing.md) when either changes. With batch 5b (the built-in
 /// net s8b8-all-h32m, SPSA's values, reverse futility to depth 2; probed at depths 6-20, 17-23
 /// for zugzwang.005) verified finds zugzwang.001 (Rf1) from depth 16, standard from 17 (at 16
 /// it plays Re5); zugzwang.002 (Kh6) both find from depth 7, and zugzwang.005 (Nd5) neither up
