@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Independent oracle for lazuli's tablebase root probing: python-chess reads the same Syzygy
-files and ranks every root move as Stockfish's `root_probe` does.
+files and ranks every root move as Stockfish's `root_probe` does, with wins ranked by their distance
+(Stockfish's `rankDTZ`).
 
 For every WDL table in the folder (all 35 3- and 4-piece tables are in tests/data/syzygy), it draws
 random legal positions with that material (seeded, so the file is reproducible), each with the
@@ -69,7 +70,8 @@ def dtz_from_root(tb, board, move):
 
 def rank(dtz, halfmoves):
     if dtz > 0:
-        return MAX_DTZ if dtz + halfmoves <= 99 else MAX_DTZ - (dtz + halfmoves)
+        # Wins by their distance, the shortest first (lazuli's rule: src/tablebase.rs).
+        return MAX_DTZ - dtz if dtz + halfmoves <= 99 else MAX_DTZ - (dtz + halfmoves)
     if dtz < 0:
         return -MAX_DTZ if -dtz * 2 + halfmoves < 100 else -MAX_DTZ + (-dtz + halfmoves)
     return 0
