@@ -338,19 +338,25 @@ fn generate(config: &DatagenConfig) -> Result<Tally, Error> {
             .filter(|l| !l.is_empty())
             .collect(),
     };
+    // A refused option (an EvalFile that cannot be read, say) is reported before any work.
+    player_engine(config)?;
     let tally = Tally::default();
     let next = AtomicUsize::new(0);
     let start = Instant::now();
     let first_error = parking_lot::Mutex::new(None);
+    // Workers still running: the progress line ends when they all have, also after an error
+    // (it waited for every chunk before, so a failed worker left the run hanging).
+    let running = AtomicUsize::new(workers(config));
     std::thread::scope(|s| {
         for _ in 0..workers(config) {
             s.spawn(|| {
                 if let Err(e) = worker(config, &book, &next, &tally) {
                     first_error.lock().get_or_insert(e);
                 }
+                running.fetch_sub(1, Ordering::SeqCst);
             });
         }
-        s.spawn(|| report_progress(config, &tally, start));
+        s.spawn(|| report_progress(config, &tally, &running, start));
     });
     match first_error.into_inner() {
         Some(e) => Err(e),
@@ -364,13 +370,8 @@ fn worker(
     next: &AtomicUsize,
     tally: &Tally,
 ) -> Result<(), Error> {
-    let mut engine = Engine::new()?;
-    engine.set_hash_mb(config.hash_mb)?;
-    for (name, value) in &config.options {
-        engine.set_option(name, value)?;
-    }
     let mut player = Player {
-        engine,
+        engine: player_engine(config)?,
         config,
         book,
     };
@@ -401,6 +402,16 @@ fn worker(
     }
 }
 
+/// An engine with the run's hash size and options.
+fn player_engine(config: &DatagenConfig) -> Result<Engine, Error> {
+    let mut engine = Engine::new()?;
+    engine.set_hash_mb(config.hash_mb)?;
+    for (name, value) in &config.options {
+        engine.set_option(name, value)?;
+    }
+    Ok(engine)
+}
+
 /// Writes a chunk under a temporary name, then renames it: a chunk file is always complete.
 fn write_chunk(path: &Path, records: &[PackedBoard]) -> Result<(), Error> {
     let tmp = path.with_extension("tmp");
@@ -409,14 +420,16 @@ fn write_chunk(path: &Path, records: &[PackedBoard]) -> Result<(), Error> {
     std::fs::rename(&tmp, path).map_err(fail)
 }
 
-/// A progress line on stderr every few seconds until every chunk is done or skipped.
-fn report_progress(config: &DatagenConfig, tally: &Tally, start: Instant) {
+/// A progress line on stderr every few seconds until every chunk is done or skipped, or no
+/// worker is `running`.
+fn report_progress(config: &DatagenConfig, tally: &Tally, running: &AtomicUsize, start: Instant) {
     let chunks = config.chunks();
     let mut last_print = Instant::now();
     loop {
         let finished = tally.chunks_done.load(Ordering::SeqCst)
             + tally.chunks_skipped.load(Ordering::SeqCst)
-            >= chunks;
+            >= chunks
+            || running.load(Ordering::SeqCst) == 0;
         if !finished && last_print.elapsed() < Duration::from_secs(5) {
             std::thread::sleep(Duration::from_millis(50));
             continue;
@@ -636,6 +649,36 @@ mod tests {
         assert!(
             matches!(generate(&bad), Err(Error::InvalidCommand(m)) if m.contains("--soft-nodes"))
         );
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    /// A refused option ends the run before any chunk; a worker that fails mid-run (its chunk
+    /// cannot be written) ends it with the error. Both hung before (the progress line waited
+    /// for every chunk), so each run is given a minute on another thread.
+    #[test]
+    fn errors_end_the_run() {
+        let base = std::env::temp_dir().join(format!("lazuli-datagen-err-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let within_a_minute = |config: DatagenConfig| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || tx.send(generate(&config).err()));
+            rx.recv_timeout(Duration::from_secs(60))
+                .expect("the run ends")
+                .expect("with an error")
+        };
+        let mut refused = config(&base.join("refused"), 2);
+        refused.options.push((
+            "EvalFile".into(),
+            base.join("missing.lznn").display().to_string(),
+        ));
+        let e = within_a_minute(refused);
+        assert!(e.to_string().contains("missing.lznn"), "{e}");
+        assert!(format::read_dir(&base.join("refused")).unwrap().is_empty());
+        // The temporary name of chunk 0 taken by a directory: its write fails.
+        let blocked = config(&base.join("blocked"), 1);
+        std::fs::create_dir_all(blocked.chunk_path(0).with_extension("tmp")).unwrap();
+        let e = within_a_minute(blocked);
+        assert!(e.to_string().contains("chunk0"), "{e}");
         let _ = std::fs::remove_dir_all(&base);
     }
 }
