@@ -120,8 +120,8 @@ impl Reader<'_> {
 
 impl Network {
     /// The net file built into lazuli, which searches use unless `EvalFile` names another:
-    /// net s8b8-all-h32m (`docs/nets.md`).
-    pub const BUILT_IN: &'static [u8] = include_bytes!("../../docs/nets/s8b8-all-h32m.lznn");
+    /// net s8910b8-h64m, 768 -> 64 x 2 -> 1 with 8 output buckets (`docs/nets.md`).
+    pub const BUILT_IN: &'static [u8] = include_bytes!("../../docs/nets/s8910b8-h64m.lznn");
 
     /// Parses a net file: `LZNN`, then little-endian `u32` version (1 or 2), hidden width `H`
     /// (a multiple of 32 up to [`MAX_HIDDEN`]), QA, QB and SCALE (which must match this
