@@ -451,8 +451,7 @@ static void test_options_perft_evaluate(void) {
     int32_t cp = 0, cp_black = 0;
     CHECK_RESULT(lazuli_engine_set_position(e, NULL, NULL), LAZULI_RESULT_OK);
     CHECK_RESULT(lazuli_engine_evaluate(e, &cp), LAZULI_RESULT_OK);
-    /* The start position: White's edge of the first move, under a pawn (+53 with s8910b8-h64m). */
-    CHECK(cp > 0 && cp < 100);
+    CHECK(cp > 0 && cp < 100); /* White's first-move edge, under a pawn (+53, s8910b8-h64m) */
     CHECK_RESULT(lazuli_engine_set_position(e, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1", NULL),
                  LAZULI_RESULT_OK);
     CHECK_RESULT(lazuli_engine_evaluate(e, &cp_black), LAZULI_RESULT_OK);
