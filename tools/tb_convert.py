@@ -21,22 +21,19 @@ import chess
 import chess.syzygy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from syzygy_oracle import random_position  # noqa: E402
 from uci_client import UciProcess  # noqa: E402
 
 TABLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "syzygy")
 
 
 def won_start(material, tb, rng):
-    """A random position of `material` (white's pieces first), white to move and winning by the
-    tables, with no capture at once (so the start is not won by a single tactic)."""
-    white, black = material.split("v")
+    """A random position of `material` (white's pieces first; syzygy_oracle.py draws it), white
+    to move and winning by the tables, with no capture at once (so the start is not won by a
+    single tactic)."""
     while True:
-        board = chess.Board(None)
-        squares = rng.sample(range(64), len(white) + len(black))
-        for letter, sq in zip(white + black.lower(), squares):
-            board.set_piece_at(sq, chess.Piece.from_symbol(letter))
-        board.turn = chess.WHITE
-        if not board.is_valid() or board.is_game_over():
+        board = random_position(material, rng)
+        if board is None or board.turn != chess.WHITE or board.is_insufficient_material():
             continue
         if tb.probe_wdl(board) == 2 and not any(board.is_capture(m) for m in board.legal_moves):
             return board

@@ -338,14 +338,13 @@ fn generate(config: &DatagenConfig) -> Result<Tally, Error> {
             .filter(|l| !l.is_empty())
             .collect(),
     };
-    // A refused option (an EvalFile that cannot be read, say) is reported before any work.
-    player_engine(config)?;
     let tally = Tally::default();
     let next = AtomicUsize::new(0);
     let start = Instant::now();
     let first_error = parking_lot::Mutex::new(None);
     // Workers still running: the progress line ends when they all have, also after an error
-    // (it waited for every chunk before, so a failed worker left the run hanging).
+    // (a refused option, a chunk that cannot be written); it waited for every chunk before, so
+    // a failed worker left the run hanging.
     let running = AtomicUsize::new(workers(config));
     std::thread::scope(|s| {
         for _ in 0..workers(config) {
@@ -652,8 +651,8 @@ mod tests {
         let _ = std::fs::remove_dir_all(&base);
     }
 
-    /// A refused option ends the run before any chunk; a worker that fails mid-run (its chunk
-    /// cannot be written) ends it with the error. Both hung before (the progress line waited
+    /// A refused option ends the run before any chunk (each worker fails as it sets up its
+    /// engine); a worker that fails mid-run (its chunk cannot be written) ends it with the error. Both hung before (the progress line waited
     /// for every chunk), so each run is given a minute on another thread.
     #[test]
     fn errors_end_the_run() {
