@@ -1,6 +1,6 @@
 //! The network's costs (`cargo bench --bench nnue`): one evaluation from an accumulator, one
 //! accumulator update for a quiet move and for a capture, one refresh from scratch, at the
-//! widths 32 (the built-in net, `Network::BUILT_IN`) and 256 (random weights in 8 output
+//! widths of the built-in net (`Network::BUILT_IN`, 64) and 256 (random weights in 8 output
 //! buckets, `Network::random_bytes`), beside one hand-crafted evaluation of the same position.
 
 use std::hint::black_box;
@@ -27,14 +27,12 @@ fn position() -> (Chess, Move, Move) {
 fn bench(c: &mut Criterion) {
     let (chess, quiet, capture) = position();
     let nets = [
-        (32, Network::from_bytes(Network::BUILT_IN).unwrap()),
-        (
-            256,
-            Network::from_bytes(&Network::random_bytes(256, 8, 7)).unwrap(),
-        ),
+        Network::from_bytes(Network::BUILT_IN).unwrap(),
+        Network::from_bytes(&Network::random_bytes(256, 8, 7)).unwrap(),
     ];
     let mut group = c.benchmark_group("nnue");
-    for (width, net) in &nets {
+    for net in &nets {
+        let width = net.hidden();
         let acc = net.refresh(&chess);
         group.bench_with_input(BenchmarkId::new("evaluate", width), &acc, |b, acc| {
             b.iter(|| black_box(net.evaluate(black_box(acc), &chess)))

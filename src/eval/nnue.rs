@@ -321,19 +321,48 @@ impl Accumulator {
 
     /// Writes into `next` the accumulator after `m` is played in `before` (whose accumulator is
     /// `self`): `self`'s lanes of `net`'s width, minus the weight rows of the pieces that left
-    /// squares, plus those of the pieces that reached squares. Lanes past the width are left
-    /// as they are (zero in every slot that only ever held `net`'s accumulators).
+    /// squares, plus those of the pieces that reached squares, in one pass over the lanes
+    /// ([`fused`]: each lane is read once and written once, where a copy and then one pass
+    /// per row read and wrote it up to five times). Lanes past the width are left as they are
+    /// (zero in every slot that only ever held `net`'s accumulators).
     pub fn update(&self, net: &Network, before: &Chess, m: Move, next: &mut Accumulator) {
-        next.copy_from(net, self);
-        for (view, half) in Color::ALL.into_iter().zip(next.halves.iter_mut()) {
-            let half = net.lanes(half);
-            piece_changes(before.turn(), m, |change, p, sq| {
-                let row = &net.feature_weights[feature(view, p, sq)];
-                match change {
-                    Change::Off => sub(half, row),
-                    Change::On => add(half, row),
+        // A move takes one or two pieces off and puts one or two on (`piece_changes`); each
+        // change as its feature in both views.
+        let (mut off, mut on) = ([[0; 2]; 2], [[0; 2]; 2]);
+        let (mut offs, mut ons) = (0, 0);
+        piece_changes(before.turn(), m, |change, p, sq| {
+            let features = Color::ALL.map(|view| feature(view, p, sq));
+            let (list, count) = match change {
+                Change::Off => (&mut off, &mut offs),
+                Change::On => (&mut on, &mut ons),
+            };
+            debug_assert!(*count < 2, "a move changes at most two squares each way");
+            if let Some(slot) = list.get_mut(*count) {
+                *slot = features;
+                *count += 1;
+            }
+        });
+        let rows = &net.feature_weights;
+        let h = net.hidden;
+        for (view, (half, parent)) in next.halves.iter_mut().zip(&self.halves).enumerate() {
+            let (out, from) = (&mut half[..h], &parent[..h]);
+            let [off0, off1] = off.map(|f| &rows[f[view]]);
+            let [on0, on1] = on.map(|f| &rows[f[view]]);
+            match (offs, ons) {
+                (1, 1) => fused(out, from, [off0], [on0]),
+                (2, 1) => fused(out, from, [off0, off1], [on0]),
+                (2, 2) => fused(out, from, [off0, off1], [on0, on1]),
+                // No move has another shape; were there one, this is still exact.
+                _ => {
+                    out.copy_from_slice(from);
+                    for row in [off0, off1].into_iter().take(offs) {
+                        sub(out, row);
+                    }
+                    for row in [on0, on1].into_iter().take(ons) {
+                        add(out, row);
+                    }
                 }
-            });
+            }
         }
     }
 
@@ -359,6 +388,36 @@ fn sub(half: &mut [i16], row: &Half) {
     }
 }
 
+/// `out = from - subs + adds` over `from`'s lanes (the net's width, a multiple of
+/// [`HIDDEN_STEP`]), chunk by chunk: each chunk of 32 lanes is loaded once, has every row
+/// subtracted and added in registers, and is stored once. The row counts are constants, so
+/// each of the three shapes a move has (1 off and 1 on, 2 and 1, 2 and 2) is its own loop.
+fn fused<const S: usize, const A: usize>(
+    out: &mut [i16],
+    from: &[i16],
+    subs: [&Half; S],
+    adds: [&Half; A],
+) {
+    let (out, _) = out.as_chunks_mut::<HIDDEN_STEP>();
+    let (from, _) = from.as_chunks::<HIDDEN_STEP>();
+    let subs = subs.map(|row| row.as_chunks::<HIDDEN_STEP>().0);
+    let adds = adds.map(|row| row.as_chunks::<HIDDEN_STEP>().0);
+    for (c, (out, from)) in out.iter_mut().zip(from).enumerate() {
+        let mut lanes = *from;
+        for row in subs {
+            for (l, w) in lanes.iter_mut().zip(&row[c]) {
+                *l = l.wrapping_sub(*w);
+            }
+        }
+        for row in adds {
+            for (l, w) in lanes.iter_mut().zip(&row[c]) {
+                *l = l.wrapping_add(*w);
+            }
+        }
+        *out = lanes;
+    }
+}
+
 /// `sum(clamp(a, 0, QA)^2 * w)`, computed as `clamp(a) * (clamp(a) * w)` so that the inner
 /// product fits `i16` (`QA * |w| <= 255 * 127`) and pairs of products sum in `i32` (the
 /// multiply-add the compiler finds), with the total in `i64`. Both slices are the net's width,
@@ -369,10 +428,18 @@ fn screlu_dot(acc: &[i16], weights: &[i16]) -> i64 {
         .chunks_exact(HIDDEN_STEP)
         .zip(weights.chunks_exact(HIDDEN_STEP))
     {
+        // The clamped activations and their products with the weights as i16 lanes first,
+        // then their dot product: the compiler finds the multiply-add of eight lanes
+        // (`pmaddwd`) in that loop, where one loop computing both used four lanes at a time.
+        let mut c = [0i16; HIDDEN_STEP];
+        let mut p = [0i16; HIDDEN_STEP];
+        for (((c, p), &a), &w) in c.iter_mut().zip(&mut p).zip(a).zip(w) {
+            *c = a.clamp(0, QA as i16);
+            *p = c.wrapping_mul(w);
+        }
         let mut part = 0i32;
-        for (&a, &w) in a.iter().zip(w) {
-            let c = i32::from(a.clamp(0, QA as i16));
-            part += c * i32::from((c as i16).wrapping_mul(w));
+        for (&c, &p) in c.iter().zip(&p) {
+            part += i32::from(c) * i32::from(p);
         }
         total += i64::from(part);
     }
