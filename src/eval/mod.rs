@@ -3,14 +3,14 @@
 //!
 //! [`Evaluation`] is the choice, shared by every thread of a search; [`EvalStack`] is one
 //! thread's incremental state along the current line (the network's accumulators, one per
-//! ply, each made from its parent's on every move).
+//! ply, each made from its parent's and the move when first needed).
 
 mod hce;
 pub(crate) mod nnue;
 
 use std::sync::Arc;
 
-use shakmaty::{Chess, Move};
+use shakmaty::{Chess, Color, Move, Position as _};
 
 use crate::params::NET_OUTPUT_PERCENT;
 use crate::score::Score;
@@ -53,47 +53,63 @@ fn scaled(cp: i32) -> Score {
 }
 
 /// One thread's evaluation state along the line being searched. See the module documentation.
+///
+/// The accumulators are brought up to date lazily (Stockfish's `computed` flags; Ethereal,
+/// viridithas): a push records only the move, and [`EvalStack::evaluate`] applies the moves
+/// of the slots not yet up to date, from the last one that is. A node that never evaluates
+/// (a table cutoff, a table hit whose stored evaluation serves, a draw by rule) and whose
+/// subtree does not either costs no update.
 pub(crate) struct EvalStack {
     eval: Evaluation,
     /// One slot per ply from the root (allocated once, grown only past the planned plies);
-    /// `accumulators[top]` is the current position's.
+    /// `accumulators[top]` is the current position's once brought up to date.
     accumulators: Vec<Accumulator>,
+    /// Per slot after the root's, the move that led to its position and its mover (`None`: a
+    /// null move).
+    moves: Vec<Option<(Color, Move)>>,
     top: usize,
+    /// The slots up to this one (along the current line) are up to date; the root's always is.
+    fresh: usize,
 }
 
 impl EvalStack {
     /// The state at `root`, with room for `plies` moves.
     pub(crate) fn new(eval: Evaluation, root: &Chess, plies: usize) -> EvalStack {
-        let accumulators = match &eval {
+        let (accumulators, moves) = match &eval {
             Evaluation::Nnue(net) => {
                 let mut slots = vec![Accumulator::empty(); plies + 1];
                 slots[0] = net.refresh(root);
-                slots
+                (slots, vec![None; plies + 1])
             }
-            Evaluation::Hce => Vec::new(),
+            Evaluation::Hce => (Vec::new(), Vec::new()),
         };
         EvalStack {
             eval,
             accumulators,
+            moves,
             top: 0,
+            fresh: 0,
         }
     }
 
     /// `m` is played in `before`.
     pub(crate) fn push(&mut self, before: &Chess, m: Move) {
-        if let Evaluation::Nnue(net) = &self.eval {
-            let (current, next) = current_and_next(&mut self.accumulators, self.top);
-            current.update(net, before, m, next);
-            self.top += 1;
-        }
+        self.push_move(Some((before.turn(), m)));
     }
 
     /// A null move: the pieces stay, only the side to move changes.
     pub(crate) fn push_null(&mut self) {
-        if let Evaluation::Nnue(net) = &self.eval {
-            let (current, next) = current_and_next(&mut self.accumulators, self.top);
-            next.copy_from(net, current);
+        self.push_move(None);
+    }
+
+    fn push_move(&mut self, m: Option<(Color, Move)>) {
+        if matches!(self.eval, Evaluation::Nnue(_)) {
             self.top += 1;
+            if self.top == self.accumulators.len() {
+                self.accumulators.push(Accumulator::empty());
+                self.moves.push(None);
+            }
+            self.moves[self.top] = m;
         }
     }
 
@@ -101,14 +117,24 @@ impl EvalStack {
     pub(crate) fn pop(&mut self) {
         if matches!(self.eval, Evaluation::Nnue(_)) {
             self.top -= 1;
+            self.fresh = self.fresh.min(self.top);
         }
     }
 
     /// The evaluation of `chess`, the position the pushes have reached.
-    pub(crate) fn evaluate(&self, chess: &Chess) -> Score {
+    pub(crate) fn evaluate(&mut self, chess: &Chess) -> Score {
         match &self.eval {
             Evaluation::Hce => hce::evaluate(chess),
             Evaluation::Nnue(net) => {
+                for ply in self.fresh + 1..=self.top {
+                    let (done, rest) = self.accumulators.split_at_mut(ply);
+                    let (parent, slot) = (&done[ply - 1], &mut rest[0]);
+                    match self.moves[ply] {
+                        Some((us, m)) => parent.apply(net, us, m, slot),
+                        None => slot.copy_from(net, parent),
+                    }
+                }
+                self.fresh = self.top;
                 let score = scaled(net.evaluate(&self.accumulators[self.top], chess));
                 debug_assert_eq!(
                     score,
@@ -119,16 +145,6 @@ impl EvalStack {
             }
         }
     }
-}
-
-/// The accumulator of ply `top` and the next ply's slot (the slots grow if a line outruns the
-/// plies planned).
-fn current_and_next(slots: &mut Vec<Accumulator>, top: usize) -> (&Accumulator, &mut Accumulator) {
-    if top + 1 == slots.len() {
-        slots.push(Accumulator::empty());
-    }
-    let (done, rest) = slots.split_at_mut(top + 1);
-    (&done[top], &mut rest[0])
 }
 
 /// The hand-crafted evaluation of `chess` from the side to move (the `eval` command's terms are

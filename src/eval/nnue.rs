@@ -326,11 +326,16 @@ impl Accumulator {
     /// per row read and wrote it up to five times). Lanes past the width are left as they are
     /// (zero in every slot that only ever held `net`'s accumulators).
     pub fn update(&self, net: &Network, before: &Chess, m: Move, next: &mut Accumulator) {
+        self.apply(net, before.turn(), m, next);
+    }
+
+    /// [`Accumulator::update`] for a move `m` played by `us`.
+    pub(crate) fn apply(&self, net: &Network, us: Color, m: Move, next: &mut Accumulator) {
         // A move takes one or two pieces off and puts one or two on (`piece_changes`); each
         // change as its feature in both views.
         let (mut off, mut on) = ([[0; 2]; 2], [[0; 2]; 2]);
         let (mut offs, mut ons) = (0, 0);
-        piece_changes(before.turn(), m, |change, p, sq| {
+        piece_changes(us, m, |change, p, sq| {
             let features = Color::ALL.map(|view| feature(view, p, sq));
             let (list, count) = match change {
                 Change::Off => (&mut off, &mut offs),

@@ -444,7 +444,7 @@ impl<'a> Searcher<'a> {
 
     /// The static evaluation, none in check: `raw`, the table's copy when it has one, else
     /// computed, and `corrected` by the pawn correction history (see [`history`]).
-    fn static_eval(&self, in_check: bool, tt_hit: Option<TtHit>) -> Option<StaticEval> {
+    fn static_eval(&mut self, in_check: bool, tt_hit: Option<TtHit>) -> Option<StaticEval> {
         if in_check {
             return None;
         }
