@@ -22,17 +22,32 @@ use crate::params::{
     CORRECTION_GRAIN, CORRECTION_MAX, CORRECTION_SIZE, CORRECTION_WEIGHT_MAX, HISTORY_BONUS_MAX,
     HISTORY_BONUS_SCALE, HISTORY_MAX,
 };
-use crate::position::from_to;
 
 /// A moved piece (colour and role) and its target square, `0..768`: the index of a move in the
 /// continuation histories.
 pub(crate) type PieceTo = u16;
 
+/// The moving piece's role, the origin and the target of `m` (castling as king takes rook),
+/// read in one match: each of shakmaty's accessors matches the move again, which cost the
+/// scoring of quiet moves more than its table lookups.
+fn parts(m: Move) -> (Role, usize, usize) {
+    match m {
+        Move::Normal { role, from, to, .. } => (role, from as usize, to as usize),
+        Move::EnPassant { from, to } => (Role::Pawn, from as usize, to as usize),
+        Move::Castle { king, rook } => (Role::King, king as usize, rook as usize),
+        Move::Put { role, to } => (role, to as usize, to as usize),
+    }
+}
+
+/// The [`PieceTo`] of a move of `role` to `to` by `side`.
+fn index(side: Color, role: Role, to: usize) -> PieceTo {
+    ((side as u16 * 6 + role as u16 - 1) << 6) | to as u16
+}
+
 /// The [`PieceTo`] of `m`, played by `side`.
 pub(crate) fn piece_to(side: Color, m: Move) -> PieceTo {
-    let to = m.to();
-    let role = if m.is_castle() { Role::King } else { m.role() };
-    ((side as u16 * 6 + role as u16 - 1) << 6) | to as u16
+    let (role, _, to) = parts(m);
+    index(side, role, to)
 }
 
 /// Quiet moves by [`PieceTo`], after the move of a [`PieceTo`].
@@ -86,22 +101,17 @@ pub(crate) fn bonus(depth: i32) -> i32 {
 }
 
 impl Histories {
-    /// The butterfly score of a quiet move by `side`.
-    pub(crate) fn butterfly(&self, side: Color, m: Move) -> i32 {
-        let (from, to) = butterfly_index(m);
-        i32::from(self.butterfly[side as usize][from][to])
-    }
-
     /// The ordering score of a quiet move by `side`: butterfly plus the continuation entries
     /// after each of `previous` (the moves one and two plies earlier, if any).
     pub(crate) fn quiet(&self, side: Color, m: Move, previous: [Option<PieceTo>; 2]) -> i32 {
-        let pt = usize::from(piece_to(side, m));
+        let (role, from, to) = parts(m);
+        let pt = usize::from(index(side, role, to));
         let continuation: i32 = previous
             .iter()
             .flatten()
             .map(|&p| i32::from(self.continuation[usize::from(p)][pt]))
             .sum();
-        self.butterfly(side, m) + continuation
+        i32::from(self.butterfly[side as usize][from][to]) + continuation
     }
 
     /// The capture history of a capture (or promotion) by `side`.
@@ -119,9 +129,9 @@ impl Histories {
         previous: [Option<PieceTo>; 2],
         bonus: i32,
     ) {
-        let (from, to) = butterfly_index(m);
+        let (role, from, to) = parts(m);
         update(&mut self.butterfly[side as usize][from][to], bonus);
-        let pt = usize::from(piece_to(side, m));
+        let pt = usize::from(index(side, role, to));
         for p in previous.into_iter().flatten() {
             update(&mut self.continuation[usize::from(p)][pt], bonus);
         }
@@ -164,17 +174,11 @@ impl Histories {
     }
 }
 
-/// The butterfly table's indices of `m`: its from and to squares.
-fn butterfly_index(m: Move) -> (usize, usize) {
-    let (from, to) = from_to(m).expect("no drops in standard chess");
-    (from as usize, to as usize)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::position::Position;
-    use shakmaty::Position as _;
+    use shakmaty::{Position as _, Square};
 
     #[test]
     fn piece_to_indexes_every_move_of_a_position_in_range_and_apart() {
@@ -206,12 +210,15 @@ mod tests {
         for _ in 0..1000 {
             h.update_quiet(Color::White, m, prev, bonus(20));
         }
-        let butterfly = h.butterfly(Color::White, m);
+        let entry = |h: &Histories| {
+            i32::from(h.butterfly[Color::White as usize][Square::G1 as usize][Square::F3 as usize])
+        };
+        let butterfly = entry(&h);
         assert!(butterfly > 0 && butterfly <= HISTORY_MAX);
         assert_eq!(h.quiet(Color::White, m, prev), 2 * butterfly);
         assert_eq!(h.quiet(Color::White, m, [None, None]), butterfly);
         h.update_quiet(Color::White, m, prev, -HISTORY_MAX);
-        assert!(h.butterfly(Color::White, m) < butterfly);
+        assert!(entry(&h) < butterfly);
         h.clear();
         assert_eq!(h.quiet(Color::White, m, prev), 0);
     }
