@@ -28,7 +28,8 @@ use shakmaty::{
 use crate::error::Error;
 use keys::{full_key, key_after};
 pub(crate) use moves::{
-    Change, SEE_VALUE, from_to, gives_check, is_tactical, piece_changes, see_ge, tactical_moves,
+    Change, Checks, SEE_VALUE, from_to, gives_check, is_tactical, piece_changes, see_ge,
+    tactical_moves,
 };
 
 /// One entry of the state stack: a position and what search needs to know about its past.
