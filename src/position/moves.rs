@@ -210,6 +210,69 @@ pub(crate) fn gives_check(chess: &Chess, m: Move) -> bool {
     (sliders & board.by_color(us)).without(from).any()
 }
 
+/// Whether `m` is legal in `chess`, as shakmaty's `is_legal`, but for a normal move tested
+/// alone: the piece and capture it names are on its squares, the piece can reach the target
+/// (a pawn's push or capture, promoting exactly on the last rank), and afterwards no enemy
+/// piece but the captured one attacks our king. shakmaty's `is_legal` generates every move of
+/// the piece's kind to the target and looks for `m` among them, which made the legality check
+/// of the table's move 3% of the bench's instructions. Castling and en passant go to
+/// shakmaty.
+pub(crate) fn is_legal(chess: &Chess, m: Move) -> bool {
+    let Move::Normal {
+        role,
+        from,
+        capture,
+        to,
+        promotion,
+    } = m
+    else {
+        return chess.is_legal(m);
+    };
+    let board = chess.board();
+    let us = chess.turn();
+    let ours = board.by_color(us);
+    if !ours.contains(from)
+        || ours.contains(to)
+        || board.role_at(from) != Some(role)
+        || board.role_at(to) != capture
+        || capture == Some(Role::King)
+    {
+        return false;
+    }
+    let occupied = board.occupied();
+    let reaches = if role == Role::Pawn {
+        let last = to.rank() == (!us).backrank();
+        let promotes_well = match promotion {
+            None => !last,
+            Some(p) => last && !matches!(p, Role::Pawn | Role::King),
+        };
+        let forward = if us == Color::White { 8 } else { -8 };
+        let step = from.offset(forward);
+        let reaches = if capture.is_some() {
+            attacks::pawn_attacks(us, from).contains(to)
+        } else if step == Some(to) {
+            true
+        } else {
+            // A double step from the second rank, over an empty square.
+            from.rank() == us.fold_wb(Rank::Second, Rank::Seventh)
+                && step.and_then(|s| s.offset(forward)) == Some(to)
+                && step.is_some_and(|s| !occupied.contains(s))
+        };
+        promotes_well && reaches
+    } else {
+        promotion.is_none() && attacks(from, Piece { color: us, role }, occupied).contains(to)
+    };
+    if !reaches {
+        return false;
+    }
+    let Some(king) = board.king_of(us) else {
+        return false;
+    };
+    let after = occupied.without(from).with(to);
+    let target = if role == Role::King { to } else { king };
+    board.attacks_to(target, !us, after).without(to).is_empty()
+}
+
 /// What a node needs to tell cheaply whether each of its moves gives check (Stockfish's
 /// `checkSquares` and `blockersForKing`): computed once for a position, then
 /// [`Checks::gives_check`] costs a few instructions for a move that is not a promotion, en
@@ -436,6 +499,78 @@ mod tests {
             }
         }
         assert!(checked > 4_000, "{checked}");
+    }
+
+    /// `is_legal` against shakmaty's on every normal move a table entry could name (every
+    /// origin holding a piece, every target with what stands there, every promotion role,
+    /// and the wrong capture) in positions two plies from checks, pins, promotions and en
+    /// passant.
+    #[test]
+    fn is_legal_agrees_with_shakmaty() {
+        let (mut legal, mut tried) = (0, 0);
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "8/8/8/2k5/3pP3/8/8/1K4B1 b - e3 0 1",
+            "3r2k1/4P3/8/8/8/8/8/R3K3 w Q - 0 1",
+            "4k3/8/8/8/1b6/8/3P4/4K3 w - - 0 1",
+            "1n2k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+        ] {
+            let mut stack = vec![Position::from_fen(fen).unwrap()];
+            let mut positions = Vec::new();
+            for _ in 0..2 {
+                let mut next = Vec::new();
+                for p in &stack {
+                    for m in p.legal_moves() {
+                        let mut child = p.clone();
+                        child.push(m);
+                        next.push(child);
+                    }
+                }
+                positions.append(&mut stack);
+                stack = next;
+            }
+            positions.extend(stack.into_iter().step_by(7));
+            for p in &positions {
+                let chess = p.chess();
+                let board = chess.board();
+                for from in board.occupied() {
+                    let role = board.role_at(from).unwrap();
+                    for to in Square::ALL {
+                        let at = board.role_at(to);
+                        let wrong = if at.is_some() {
+                            None
+                        } else {
+                            Some(Role::Knight)
+                        };
+                        for capture in [at, wrong] {
+                            for promotion in [
+                                None,
+                                Some(Role::Queen),
+                                Some(Role::Knight),
+                                Some(Role::King),
+                                Some(Role::Pawn),
+                            ] {
+                                let m = Move::Normal {
+                                    role,
+                                    from,
+                                    capture,
+                                    to,
+                                    promotion,
+                                };
+                                let want = chess.is_legal(m);
+                                assert_eq!(is_legal(chess, m), want, "{} {m:?}", p.fen());
+                                legal += usize::from(want);
+                                tried += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(legal > 20_000 && tried > 1_000_000, "{legal} of {tried}");
     }
 
     #[test]

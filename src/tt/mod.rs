@@ -64,7 +64,7 @@
 use shakmaty::{Chess, Move, Position as _, Role, Square};
 
 use crate::error::Error;
-use crate::position::from_to;
+use crate::position::{from_to, is_legal};
 use crate::score::Score;
 use crate::sync::{AtomicU8, AtomicU64, Ordering::Relaxed};
 use memory::{Pages, Zeroed};
@@ -170,7 +170,7 @@ impl PackedMove {
                 promotion,
             }
         };
-        chess.is_legal(candidate).then_some(candidate)
+        is_legal(chess, candidate).then_some(candidate)
     }
 }
 
