@@ -347,26 +347,21 @@ impl Accumulator {
                 *count += 1;
             }
         });
+        debug_assert!(
+            matches!((offs, ons), (1, 1) | (2, 1) | (2, 2)),
+            "a move, a capture or en passant, or castling"
+        );
         let rows = &net.feature_weights;
         let h = net.hidden;
         for (view, (half, parent)) in next.halves.iter_mut().zip(&self.halves).enumerate() {
             let (out, from) = (&mut half[..h], &parent[..h]);
             let [off0, off1] = off.map(|f| &rows[f[view]]);
             let [on0, on1] = on.map(|f| &rows[f[view]]);
+            // The three shapes of `piece_changes`: a move, a capture (or en passant), castling.
             match (offs, ons) {
                 (1, 1) => fused(out, from, [off0], [on0]),
                 (2, 1) => fused(out, from, [off0, off1], [on0]),
-                (2, 2) => fused(out, from, [off0, off1], [on0, on1]),
-                // No move has another shape; were there one, this is still exact.
-                _ => {
-                    out.copy_from_slice(from);
-                    for row in [off0, off1].into_iter().take(offs) {
-                        sub(out, row);
-                    }
-                    for row in [on0, on1].into_iter().take(ons) {
-                        add(out, row);
-                    }
-                }
+                _ => fused(out, from, [off0, off1], [on0, on1]),
             }
         }
     }
@@ -383,13 +378,6 @@ impl Accumulator {
 fn add(half: &mut [i16], row: &Half) {
     for (h, w) in half.iter_mut().zip(row) {
         *h = h.wrapping_add(*w);
-    }
-}
-
-/// `half -= row` over `half`'s lanes.
-fn sub(half: &mut [i16], row: &Half) {
-    for (h, w) in half.iter_mut().zip(row) {
-        *h = h.wrapping_sub(*w);
     }
 }
 

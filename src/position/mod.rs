@@ -28,7 +28,7 @@ use shakmaty::{
 use crate::error::Error;
 use keys::{full_key, key_after};
 pub(crate) use moves::{
-    Change, Checks, SEE_VALUE, from_to, gives_check, is_legal, is_tactical, piece_changes, see_ge,
+    Change, Checks, SEE_VALUE, from_to, is_legal, is_tactical, piece_changes, role_from_to, see_ge,
     tactical_moves,
 };
 

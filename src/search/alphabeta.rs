@@ -14,7 +14,7 @@ use crate::params::{
     LMP_BASE, LMP_MAX_DEPTH, LMR_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH, SEE_PRUNE_MAX_DEPTH,
     SEE_QUIET_MARGIN, SEE_TACTICAL_MARGIN,
 };
-use crate::position::{Checks, gives_check, is_tactical, see_ge};
+use crate::position::{Checks, is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
 use crate::search::NullMoveMode;
 use crate::tt::Bound;
@@ -248,10 +248,10 @@ impl Searcher<'_> {
                 };
                 move_count += 1;
                 let quiet = !is_tactical(m);
-                let gives_check = match &checks {
-                    Some(checks) => checks.gives_check(self.pos.chess(), m),
-                    None => gives_check(self.pos.chess(), m),
-                };
+                // No enemy king (never in a legal game): no check, as `gives_check` says too.
+                let gives_check = checks
+                    .as_ref()
+                    .is_some_and(|checks| checks.gives_check(self.pos.chess(), m));
 
                 // Step 11. Pruning at shallow depth, once a move has kept us from being mated,
                 // never of a checking move: late move pruning of quiet moves, futility pruning

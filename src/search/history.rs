@@ -22,22 +22,11 @@ use crate::params::{
     CORRECTION_GRAIN, CORRECTION_MAX, CORRECTION_SIZE, CORRECTION_WEIGHT_MAX, HISTORY_BONUS_MAX,
     HISTORY_BONUS_SCALE, HISTORY_MAX,
 };
+use crate::position::role_from_to;
 
 /// A moved piece (colour and role) and its target square, `0..768`: the index of a move in the
 /// continuation histories.
 pub(crate) type PieceTo = u16;
-
-/// The moving piece's role, the origin and the target of `m` (castling as king takes rook),
-/// read in one match: each of shakmaty's accessors matches the move again, which cost the
-/// scoring of quiet moves more than its table lookups.
-fn parts(m: Move) -> (Role, usize, usize) {
-    match m {
-        Move::Normal { role, from, to, .. } => (role, from as usize, to as usize),
-        Move::EnPassant { from, to } => (Role::Pawn, from as usize, to as usize),
-        Move::Castle { king, rook } => (Role::King, king as usize, rook as usize),
-        Move::Put { role, to } => (role, to as usize, to as usize),
-    }
-}
 
 /// The [`PieceTo`] of a move of `role` to `to` by `side`.
 fn index(side: Color, role: Role, to: usize) -> PieceTo {
@@ -46,7 +35,7 @@ fn index(side: Color, role: Role, to: usize) -> PieceTo {
 
 /// The [`PieceTo`] of `m`, played by `side`.
 pub(crate) fn piece_to(side: Color, m: Move) -> PieceTo {
-    let (role, _, to) = parts(m);
+    let (role, _, to) = role_from_to(m);
     index(side, role, to)
 }
 
@@ -104,7 +93,7 @@ impl Histories {
     /// The ordering score of a quiet move by `side`: butterfly plus the continuation entries
     /// after each of `previous` (the moves one and two plies earlier, if any).
     pub(crate) fn quiet(&self, side: Color, m: Move, previous: [Option<PieceTo>; 2]) -> i32 {
-        let (role, from, to) = parts(m);
+        let (role, from, to) = role_from_to(m);
         let pt = usize::from(index(side, role, to));
         let continuation: i32 = previous
             .iter()
@@ -129,7 +118,7 @@ impl Histories {
         previous: [Option<PieceTo>; 2],
         bonus: i32,
     ) {
-        let (role, from, to) = parts(m);
+        let (role, from, to) = role_from_to(m);
         update(&mut self.butterfly[side as usize][from][to], bonus);
         let pt = usize::from(index(side, role, to));
         for p in previous.into_iter().flatten() {

@@ -652,8 +652,9 @@ mod tests {
     }
 
     /// A refused option ends the run before any chunk (each worker fails as it sets up its
-    /// engine); a worker that fails mid-run (its chunk cannot be written) ends it with the error. Both hung before (the progress line waited
-    /// for every chunk), so each run is given a minute on another thread.
+    /// engine); a worker that fails mid-run (its chunk cannot be written) ends it with the
+    /// error. Both hung before (the progress line waited for every chunk), so each run is
+    /// given a minute on another thread.
     #[test]
     fn errors_end_the_run() {
         let base = std::env::temp_dir().join(format!("lazuli-datagen-err-{}", std::process::id()));
