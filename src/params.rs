@@ -159,6 +159,12 @@ tunables! {
     LMR_CUT_NODE = 1 in 0..=3;
     /// One ply more reduction of quiet moves when the table move is a capture (Stockfish).
     LMR_TT_CAPTURE = 1 in 0..=2;
+    /// Captures and promotions after the first move are reduced by this many plies ...
+    /// (Ethereal's noisy late move reductions: its `3 - hist / 4952` counts the ply every
+    /// move loses, so 2 here) ...
+    LMR_NOISY_BASE = 2 in 0..=4;
+    /// ... one ply less (more) per this much capture history.
+    LMR_NOISY_HISTORY_DIVISOR = 4952 in 1024..=16384;
 
     /// ProbCut: from this depth on ...
     PROBCUT_MIN_DEPTH = 5 in 3..=8;

@@ -322,9 +322,10 @@ impl Searcher<'_> {
                 let new_depth = depth - 1 + extension;
 
                 // Step 13. PVS with late move reductions: the first move with the full window,
-                // the others with a zero window (reduced when late and quiet), re-searched
-                // when they beat alpha. The reduction is larger at expected cut nodes and when
-                // the table move is a capture (batch 3; Stockfish).
+                // the others with a zero window (reduced when late), re-searched when they
+                // beat alpha. The reduction of a quiet move is larger at expected cut nodes
+                // and when the table move is a capture (batch 3; Stockfish); captures and
+                // promotions are reduced by their capture history alone (batch 6; Ethereal).
                 // The first move keeps the node's kind: a PV child of a PV node, a zero-window
                 // child (expected to fail the other way) of any other (batch 3: before it, the
                 // first child of every node was searched as a PV node).
@@ -338,12 +339,15 @@ impl Searcher<'_> {
                 } else {
                     let reduction = if config.lmr
                         && depth >= LMR_MIN_DEPTH.get()
-                        && quiet
                         && !in_check
                         && !gives_check
                     {
-                        self.late_move_reduction::<N>(&node, m, depth, move_count, previous)
-                            .clamp(0, new_depth - 1)
+                        let r = if quiet {
+                            self.late_move_reduction::<N>(&node, m, depth, move_count, previous)
+                        } else {
+                            self.noisy_reduction(&node, m)
+                        };
+                        r.clamp(0, new_depth - 1)
                     } else {
                         0
                     };
@@ -444,7 +448,7 @@ impl Searcher<'_> {
             self.tt_store(key, ply, best, static_eval, depth, bound);
         }
 
-        // Step 18. The pawn correction history learns how far this search landed from the
+        // Step 18. The correction histories learn how far this search landed from the
         // static evaluation, when the result is not a capture's (whose gain the evaluation of
         // the structure should not learn), not a proven result, and its bound says on which
         // side of the evaluation the truth lies (batch 3).

@@ -9,10 +9,11 @@
 //!   plies earlier and of this move (Stockfish's `continuationHistory`, since 2017);
 //! - the capture history by moving piece, target and captured piece (Stockfish's
 //!   `captureHistory`), which orders captures of equal victims;
-//! - the pawn correction history (Stockfish since 2023, after Caissa; the exponential moving
-//!   average of Ethereal and viridithas): by side to move and pawn structure, how far the
-//!   searches of such positions turned out from their static evaluation, added to the static
-//!   evaluation of the next one.
+//! - the correction histories (Stockfish since 2023, after Caissa; the exponential moving
+//!   average of Ethereal and viridithas): by side to move and pawn structure, and by side to
+//!   move and the placement of each side's other pieces (king included; Stockfish's
+//!   `nonPawnCorrectionHistory`, 2024), how far the searches of such positions turned out from
+//!   their static evaluation; their sum is added to the static evaluation of the next one.
 //!
 //! Each search thread owns one [`Histories`]: nothing here is shared between threads.
 
@@ -48,19 +49,47 @@ pub(crate) struct Histories {
     continuation: Box<Continuation>,
     /// [moving piece as in `PieceTo`][captured role]
     capture: Box<[[i16; 6]; 768]>,
-    /// [side to move][pawn structure, see [`pawn_index`]], in 1/[`CORRECTION_GRAIN`]
-    /// centipawns.
-    pawn_correction: Box<[[i16; CORRECTION_SIZE]; 2]>,
+    /// [side to move][slot, see [`correction_slots`]], in 1/[`CORRECTION_GRAIN`] centipawns:
+    /// the pawn structure's table, then White's pieces' and Black's pieces'.
+    correction: Box<[[[i16; CORRECTION_SIZE]; 2]; CORRECTION_TABLES]>,
 }
 
-/// The pawn-correction slot of a board: a multiplicative hash of each side's pawns.
-fn pawn_index(board: &Board) -> usize {
+/// The correction histories: the pawn structure's, and the other pieces' of each side.
+const CORRECTION_TABLES: usize = 3;
+
+/// A slot of a correction table from a hash's top bits.
+fn slot(hash: u64) -> usize {
+    (hash >> (64 - CORRECTION_SIZE.trailing_zeros())) as usize
+}
+
+/// A board's slot in each correction table: a multiplicative hash of each side's pawns, and of
+/// White's and of Black's knights, bishops, rooks, queens and king (each role its own odd
+/// multiplier, so that the same squares held by other roles land elsewhere).
+fn correction_slots(board: &Board) -> [usize; CORRECTION_TABLES] {
     let pawns = board.pawns();
     let white = (pawns & board.white()).0;
     let black = (pawns & board.black()).0;
-    let hash =
+    let pawn =
         white.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ black.wrapping_mul(0xD6E8_FEB8_6659_FD93);
-    (hash >> (64 - CORRECTION_SIZE.trailing_zeros())) as usize
+    let pieces = |color: Color| {
+        let ours = board.by_color(color);
+        [
+            (Role::Knight, 0xA076_1D64_78BD_642F_u64),
+            (Role::Bishop, 0xE703_7ED1_A0B4_28DB),
+            (Role::Rook, 0x8EBC_6AF0_9C88_C6E3),
+            (Role::Queen, 0x5899_65CC_7537_4CC3),
+            (Role::King, 0x1D8E_4E27_C47D_124F),
+        ]
+        .iter()
+        .fold(0u64, |hash, &(role, k)| {
+            hash ^ (board.by_role(role) & ours).0.wrapping_mul(k)
+        })
+    };
+    [
+        slot(pawn),
+        slot(pieces(Color::White)),
+        slot(pieces(Color::Black)),
+    ]
 }
 
 impl Default for Histories {
@@ -72,7 +101,7 @@ impl Default for Histories {
                 .try_into()
                 .expect("768 rows"),
             capture: Box::new([[0; 6]; 768]),
-            pawn_correction: Box::new([[0; CORRECTION_SIZE]; 2]),
+            correction: Box::new([[[0; CORRECTION_SIZE]; 2]; CORRECTION_TABLES]),
         }
     }
 }
@@ -135,13 +164,25 @@ impl Histories {
         );
     }
 
+    /// The correction of a static evaluation of `board` with `side` to move, in
+    /// 1/[`CORRECTION_GRAIN`] centipawns: the sum of the tables' slots.
+    fn correction_grains(&self, side: Color, board: &Board) -> i32 {
+        let slots = correction_slots(board);
+        (0..CORRECTION_TABLES)
+            .map(|t| i32::from(self.correction[t][side as usize][slots[t]]))
+            .sum()
+    }
+
     /// The correction of a static evaluation of `board` with `side` to move, in centipawns.
     pub(crate) fn correction(&self, side: Color, board: &Board) -> i32 {
-        i32::from(self.pawn_correction[side as usize][pawn_index(board)]) / CORRECTION_GRAIN
+        self.correction_grains(side, board) / CORRECTION_GRAIN
     }
 
     /// A search of `depth` found `score` where the static evaluation (uncorrected) was `raw`:
-    /// the entry moves toward the difference, the more the deeper the search.
+    /// each table's slot moves by `min(depth + 1, CORRECTION_WEIGHT_MAX)` 256ths of what the
+    /// corrected evaluation missed by, the more the deeper the search. With one table this is
+    /// the moving average of Ethereal and viridithas; with several, each learns what the
+    /// others left (Stockfish gives every table the same bonus too).
     pub(crate) fn update_correction(
         &mut self,
         side: Color,
@@ -150,11 +191,14 @@ impl Histories {
         score: i32,
         raw: i32,
     ) {
-        let entry = &mut self.pawn_correction[side as usize][pawn_index(board)];
+        let slots = correction_slots(board);
         let weight = (depth + 1).min(CORRECTION_WEIGHT_MAX);
-        let target = (score - raw) * CORRECTION_GRAIN;
-        let mixed = (i32::from(*entry) * (256 - weight) + target * weight) / 256;
-        *entry = mixed.clamp(-CORRECTION_MAX, CORRECTION_MAX) as i16;
+        let missed = (score - raw) * CORRECTION_GRAIN - self.correction_grains(side, board);
+        let step = missed * weight / 256;
+        for (t, &slot) in slots.iter().enumerate() {
+            let entry = &mut self.correction[t][side as usize][slot];
+            *entry = (i32::from(*entry) + step).clamp(-CORRECTION_MAX, CORRECTION_MAX) as i16;
+        }
     }
 
     /// Forgets everything (new game).
@@ -234,7 +278,55 @@ mod tests {
         }
         assert_eq!(
             h.correction(Color::White, board),
-            -CORRECTION_MAX / CORRECTION_GRAIN
+            -(CORRECTION_TABLES as i32) * CORRECTION_MAX / CORRECTION_GRAIN
         );
+    }
+
+    /// (FEN, tables shared with the start position: pawns, White's pieces, Black's pieces).
+    const SHARED: &[(&str, [bool; 3])] = &[
+        // Black's queen gone: the pawns and White's pieces are the start position's.
+        (
+            "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            [true, true, false],
+        ),
+        // White's knight on f3: only Black's pieces are the same.
+        (
+            "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - 0 1",
+            [true, false, true],
+        ),
+        // A pawn on e4: the pieces of both sides are the same.
+        (
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1",
+            [false, true, true],
+        ),
+        // Rook and knight of each side swapped: the same squares, other roles.
+        (
+            "nrbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/NRBQKBNR w Kk - 0 1",
+            [true, false, false],
+        ),
+    ];
+
+    #[test]
+    fn each_table_is_shared_by_the_positions_with_its_pieces() {
+        let start = Position::startpos();
+        let mut h = Histories::default();
+        for _ in 0..500 {
+            h.update_correction(Color::White, start.chess().board(), 20, 30, 0);
+        }
+        let per_table = h.correction_grains(Color::White, start.chess().board());
+        assert!(
+            (29..=30).contains(&(per_table / CORRECTION_GRAIN)),
+            "{per_table}"
+        );
+        let learned = correction_slots(start.chess().board());
+        for &(fen, shared) in SHARED {
+            let pos = Position::from_fen(fen).unwrap();
+            let slots = correction_slots(pos.chess().board());
+            for t in 0..CORRECTION_TABLES {
+                assert_eq!(slots[t] == learned[t], shared[t], "{fen}, table {t}");
+                let entry = h.correction[t][Color::White as usize][slots[t]];
+                assert_eq!(entry != 0, shared[t], "{fen}, table {t}");
+            }
+        }
     }
 }

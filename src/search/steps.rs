@@ -10,10 +10,10 @@ use super::history::{PieceTo, piece_to};
 use super::movepick::MovePicker;
 use super::{Best, NodeType, NonPv, Searcher, StaticEval, Stopped};
 use crate::params::{
-    LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR,
-    NULL_EVAL_DIVISOR, NULL_EVAL_MAX, NULL_NEEDS_PIECE, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH,
-    PROBCUT_REDUCTION, SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH,
-    TB_STORE_DEPTH_BONUS,
+    LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_NOISY_BASE,
+    LMR_NOISY_HISTORY_DIVISOR, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR,
+    NULL_EVAL_MAX, NULL_NEEDS_PIECE, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION,
+    SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH, TB_STORE_DEPTH_BONUS,
 };
 use crate::position::{is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
@@ -319,6 +319,15 @@ impl Searcher<'_> {
         reduction += i32::from(node.cut_node) * LMR_CUT_NODE.get();
         reduction += i32::from(node.tt_capture) * LMR_TT_CAPTURE.get();
         reduction
+    }
+
+    /// Step 13: the late move reduction of the capture or promotion `m` (not the first move),
+    /// before clamping: [`LMR_NOISY_BASE`], less by its capture history (Ethereal's noisy late
+    /// move reductions; batch 6).
+    #[inline(always)]
+    pub(super) fn noisy_reduction(&self, node: &Node, m: Move) -> i32 {
+        LMR_NOISY_BASE.get()
+            - self.histories.capture(node.side, m) / LMR_NOISY_HISTORY_DIVISOR.get()
     }
 }
 
