@@ -103,7 +103,10 @@ fn a_file_of_another_size_is_rehashed_into_the_table() {
     let file = save(&mut a, &dir.join("a.lzh"));
     let n = entries_in(&file);
     // (Hash, what the answer says): into twice the size nothing is lost (each new bucket
-    // takes the keys of half an old one); into half, the deeper entries of full buckets.
+    // takes the keys of half an old one); into half, the deeper entries of full buckets, or
+    // all of them when no bucket overflows (batch 6's search leaves 5,840 entries here, which
+    // fit; the unit test `a_file_of_another_size_is_rehashed_by_key` fills a table until some
+    // are lost).
     for (mb, buckets) in [(4, 65_536), (1, 16_384)] {
         let mut b = engine(mb);
         let answer = press(&mut b, "Load Hash from File", &dir.join("a.lzh"));
@@ -121,7 +124,7 @@ fn a_file_of_another_size_is_rehashed_into_the_table() {
         if mb == 4 {
             assert_eq!(kept, n, "{answer}");
         } else {
-            assert!(kept < n && kept > n / 2, "{answer}");
+            assert!(kept <= n && kept > n / 2, "{answer}");
         }
         let saved = save(&mut b, &dir.join("b.lzh"));
         assert_eq!(entries_in(&saved), kept);
