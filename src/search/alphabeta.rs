@@ -451,7 +451,8 @@ impl Searcher<'_> {
         // Step 18. The correction histories learn how far this search landed from the
         // static evaluation, when the result is not a capture's (whose gain the evaluation of
         // the structure should not learn), not a proven result, and its bound says on which
-        // side of the evaluation the truth lies (batch 3).
+        // side of the evaluation the truth lies (batch 3; the tables of each side's pieces:
+        // batch 6).
         if let Some(se) = static_eval
             && !best.mv.is_some_and(is_tactical)
             && !best.score.is_decisive()

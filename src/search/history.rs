@@ -164,10 +164,9 @@ impl Histories {
         );
     }
 
-    /// The correction of a static evaluation of `board` with `side` to move, in
-    /// 1/[`CORRECTION_GRAIN`] centipawns: the sum of the tables' slots.
-    fn correction_grains(&self, side: Color, board: &Board) -> i32 {
-        let slots = correction_slots(board);
+    /// The correction at `slots` (a board's [`correction_slots`]) with `side` to move, in
+    /// 1/[`CORRECTION_GRAIN`] centipawns: the sum of the tables' entries.
+    fn correction_grains(&self, side: Color, slots: &[usize; CORRECTION_TABLES]) -> i32 {
         (0..CORRECTION_TABLES)
             .map(|t| i32::from(self.correction[t][side as usize][slots[t]]))
             .sum()
@@ -175,7 +174,7 @@ impl Histories {
 
     /// The correction of a static evaluation of `board` with `side` to move, in centipawns.
     pub(crate) fn correction(&self, side: Color, board: &Board) -> i32 {
-        self.correction_grains(side, board) / CORRECTION_GRAIN
+        self.correction_grains(side, &correction_slots(board)) / CORRECTION_GRAIN
     }
 
     /// A search of `depth` found `score` where the static evaluation (uncorrected) was `raw`:
@@ -193,7 +192,7 @@ impl Histories {
     ) {
         let slots = correction_slots(board);
         let weight = (depth + 1).min(CORRECTION_WEIGHT_MAX);
-        let missed = (score - raw) * CORRECTION_GRAIN - self.correction_grains(side, board);
+        let missed = (score - raw) * CORRECTION_GRAIN - self.correction_grains(side, &slots);
         let step = missed * weight / 256;
         for (t, &slot) in slots.iter().enumerate() {
             let entry = &mut self.correction[t][side as usize][slot];
@@ -313,12 +312,9 @@ mod tests {
         for _ in 0..500 {
             h.update_correction(Color::White, start.chess().board(), 20, 30, 0);
         }
-        let per_table = h.correction_grains(Color::White, start.chess().board());
-        assert!(
-            (29..=30).contains(&(per_table / CORRECTION_GRAIN)),
-            "{per_table}"
-        );
         let learned = correction_slots(start.chess().board());
+        let sum = h.correction_grains(Color::White, &learned);
+        assert!((29..=30).contains(&(sum / CORRECTION_GRAIN)), "{sum}");
         for &(fen, shared) in SHARED {
             let pos = Position::from_fen(fen).unwrap();
             let slots = correction_slots(pos.chess().board());
