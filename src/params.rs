@@ -331,13 +331,15 @@ pub(crate) const SKILL_NODES_AT_ZERO: f64 = 3072.0;
 /// See [`SKILL_NODES_AT_ZERO`].
 pub(crate) const SKILL_NODE_DOUBLINGS_PER_LEVEL: f64 = 0.45;
 /// Below strength `SKILL_BOTTOM_LEVEL` the budget halves faster, by
-/// `SKILL_BOTTOM_DOUBLINGS_PER_LEVEL` more doublings a level: 1,891 nodes at 0 rather than
-/// 3,072. Without it level 0 measured 1403 [1350, 1459] on Stockfish's scale (150 games against
-/// 1350, docs/matches/calibration-36c), short of the 1320 that `UCI_Elo` starts at; levels from
-/// 2 up do not change.
+/// `SKILL_BOTTOM_DOUBLINGS_PER_LEVEL` more doublings a level: 1,013 nodes at 0 rather than
+/// 3,072, so that level 0 plays near the 1320 where `UCI_Elo` starts. With 0.35 (1,891 nodes)
+/// level 0 measured 1322 with the net s123-h32m (docs/matches/calibration-36c) but 1447 with the
+/// stronger net of 9ac2afe (calibration-34c, against Stockfish's 1400, which plays like its 1347:
+/// docs/limited-strength.md); 0.8 is the measured 116 Elo a doubling at the bottom asked for
+/// between those two readings. Levels from 2 up do not change.
 pub(crate) const SKILL_BOTTOM_LEVEL: f64 = 2.0;
 /// See [`SKILL_BOTTOM_LEVEL`].
-pub(crate) const SKILL_BOTTOM_DOUBLINGS_PER_LEVEL: f64 = 0.35;
+pub(crate) const SKILL_BOTTOM_DOUBLINGS_PER_LEVEL: f64 = 0.8;
 /// The pick's candidates: `c = 1 + (SKILL_LINES_AT_ZERO - 1) * (1 - s / 20)`, a real number
 /// (Stockfish: always 4): the search takes its best `ceil(c)` lines with the probability of
 /// `c`'s fraction and `floor(c)` otherwise, drawn at `go`, and picks among them.

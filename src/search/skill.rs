@@ -1,6 +1,6 @@
 //! Limited strength: `Skill Level`, or `UCI_LimitStrength` with `UCI_Elo`, after Stockfish's
 //! `Skill` (search.cpp, Stockfish 15.1) with a node budget in place of its depth. A weakened
-//! search plays like a weaker player: it sees less (1,891 nodes at the bottom, a few plies and
+//! search plays like a weaker player: it sees less (1,013 nodes at the bottom, a few plies and
 //! their captures), and among the moves it thinks good it prefers a worse one by a random
 //! margin; the stronger, the fewer the candidates and the smaller the margin.
 //!
@@ -14,7 +14,7 @@
 //!    candidates is `c`, continuous in `s`; it searches them as its best lines
 //!    ([`Skill::lines`]; only the `MultiPV` lines asked for are reported) and stops after the
 //!    node budget `B(s) / c` a line over all threads once depth 1 is complete, with `B(s) =
-//!    SKILL_NODES_AT_ZERO * 2^(0.45 s - 0.35 max(0, 2 - s))` (the second term makes the bottom
+//!    SKILL_NODES_AT_ZERO * 2^(0.45 s - 0.8 max(0, 2 - s))` (the second term makes the bottom
 //!    levels weaker, see [`SKILL_BOTTOM_LEVEL`]): a line fewer does not search the others
 //!    deeper (with a whole number of lines sharing one budget, each drop of a line was a step
 //!    of strength that a held-out check found, docs/limited-strength.md). The draw comes before
@@ -222,8 +222,8 @@ mod tests {
             last = Some(skill);
         }
         let (bottom, top) = (Skill::new(0.0, 9).unwrap(), last.unwrap());
-        // The bottom levels' extra halving: 0.7 doublings fewer at 0, none from 2 up.
-        assert_eq!(bottom.nodes, 1891);
+        // The bottom levels' extra halving: 1.6 doublings fewer at 0, none from 2 up.
+        assert_eq!(bottom.nodes, 1013);
         assert!(bottom.nodes < SKILL_NODES_AT_ZERO as u64);
         let per_line = SKILL_NODES_AT_ZERO * (SKILL_NODE_DOUBLINGS_PER_LEVEL * 2.0).exp2()
             / candidates(SKILL_BOTTOM_LEVEL);
