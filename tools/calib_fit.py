@@ -5,7 +5,8 @@ anchors in src/params.rs's form and an SVG chart. Standard library only, so that
 
 The model: lazuli at level x (a `Skill Level`, or a `UCI_Elo` label) has the Elo R(x) on
 Stockfish 15.1's scale; against Stockfish at `UCI_Elo` S its expected score is the logistic
-E = 1 / (1 + 10^((S - R(x)) / 400)), Stockfish's label taken as its true Elo. R(x) is linear in
+E = 1 / (1 + 10^((S' - R(x)) / 400)), where S' is the Elo that Stockfish at S is taken to play
+(`sf_elo`: its integer level's label by default, or S itself). R(x) is linear in
 its parameters theta: R(x) = sum_j theta_j b_j(x), with b_j either the hat functions of a
 piecewise-linear curve through knots (theta_j is then the Elo at knot j) or the powers of a
 polynomial in x / 20. The log-likelihood sum over games of y log E + (1 - y) log(1 - E), a
@@ -43,6 +44,39 @@ def elo_of_score(score):
     if score >= 1.0:
         return math.inf
     return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Stockfish 15.1's scale: what an opponent at UCI_Elo S is taken to play.
+# ---------------------------------------------------------------------------------------------
+
+SF_SCALES = ("label", "steps")
+
+
+def sf_level(elo):
+    """Stockfish 15.1's skill level at `UCI_Elo` elo (search.cpp, `Skill`): a real number in
+    0..20, ((elo - 1346.6) / 143.4)^(1 / 0.806)."""
+    if elo <= 1346.6:
+        return 0.0
+    return min(((elo - 1346.6) / 143.4) ** (1 / 0.806), 20.0)
+
+
+def sf_label_of_level(level):
+    """The `UCI_Elo` label of Stockfish's level (the inverse of sf_level)."""
+    return 1346.6 + 143.4 * level ** 0.806
+
+
+def sf_elo(elo, scale):
+    """The Elo that Stockfish 15.1 at `UCI_Elo` elo is taken to play. "label": the label itself.
+    "steps": the label of its integer level, floor(sf_level): Stockfish picks its move at depth
+    1 + int(level), so between two integer levels only the pick's weakness (120 - 2 level)
+    moves; its scale was fitted to games at integer levels, where both readings agree
+    (docs/limited-strength.md, "Stockfish's staircase")."""
+    if scale == "label":
+        return float(elo)
+    if scale == "steps":
+        return sf_label_of_level(math.floor(sf_level(elo)))  # int(level), as Stockfish
+    raise ValueError(f"scale {scale!r}: one of {SF_SCALES}")
 
 
 # ---------------------------------------------------------------------------------------------

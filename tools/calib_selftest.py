@@ -90,6 +90,28 @@ def a_perfect_score_stays_finite():
 
 
 @test
+def stockfish_steps_read_a_label_as_its_integer_level():
+    # Stockfish 15.1 (search.cpp, Skill): level ((S - 1346.6) / 143.4)^(1 / 0.806), depth 1 + int.
+    for level in range(1, 20):
+        label = cfit.sf_label_of_level(level)
+        assert abs(cfit.sf_level(label) - level) < 1e-9, (level, label)
+    cases = {1350: 1346.6, 1489: 1346.6, 2050: 2034.8, 2100: 2034.8, 2112: 2034.8, 2114: 2113.0,
+             2200: 2189.3, 2850: 2819.9}
+    for label, plays in cases.items():
+        assert abs(cfit.sf_elo(label, "steps") - plays) < 0.05, (label, cfit.sf_elo(label, "steps"))
+        assert cfit.sf_elo(label, "label") == label
+    # Within a step the reading never rises above the label, and never by a whole step.
+    for label in range(1350, 2851):
+        gap = label - cfit.sf_elo(label, "steps")
+        assert 0 <= gap < 150, (label, gap)
+    try:
+        cfit.sf_elo(2000, "midpoint")
+        raise AssertionError("an unknown scale is refused")
+    except ValueError:
+        pass
+
+
+@test
 def the_curve_never_falls():
     dip = {0: 1400, 5: 1800, 10: 1700, 15: 2100}
     by_point = cfit.simulate(lambda lv: dip[lv], [(lv, e) for lv, e in dip.items()], pairs=150, seed=5)
@@ -202,35 +224,53 @@ def points_are_summed_pair_by_pair():
     assert abs(score - 6 / 12) < 1e-12
 
 
-@test
-def fit_only_reports_writes_anchors_and_a_chart():
-    levels = [0, 10, 20]
-    by_point = cfit.simulate(true_elo, [(0, 1350), (10, 2000), (20, 2850)], pairs=40, seed=9)
+def write_results(path, by_point, labels):
+    """A results file of simulated games; `labels` maps each simulated opponent to its label."""
+    with open(path, "w") as f:
+        f.write(json.dumps({"header": dict(tc="10+0.1", book="b", seed=1, maxplies=600)}) + "\n")
+        for lv, opp, pairs in by_point.values():
+            key = cal.point_key("skill", lv, labels[opp])
+            for i, pair in enumerate(pairs):
+                for white, y in zip((True, False), pair):
+                    f.write(json.dumps(record(key, lv, labels[opp], i, white, y)) + "\n")
+
+
+def fit_only(results, *extra):
+    """The anchors that `calibrate.py --fit-only --write-params` writes, and its report."""
     with tempfile.TemporaryDirectory() as d:
-        results, svg, params = (os.path.join(d, n) for n in ("r.jsonl", "c.svg", "params.rs"))
-        with open(results, "w") as f:
-            f.write(json.dumps({"header": dict(tc="10+0.1", book="b", seed=1, maxplies=600)}) + "\n")
-            for lv, opp, pairs in by_point.values():
-                key = cal.point_key("skill", lv, opp)
-                for i, pair in enumerate(pairs):
-                    for white, y in zip((True, False), pair):
-                        f.write(json.dumps(record(key, lv, opp, i, white, y)) + "\n")
+        svg, params = os.path.join(d, "c.svg"), os.path.join(d, "params.rs")
         with open(os.path.join(cal.ROOT, "src", "params.rs")) as f, open(params, "w") as g:
             g.write(f.read())
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             cal.main(["--fit-only", "--results", results, "--svg", svg, "--write-params", "--params",
-                      params, "--bootstrap", "30", "--tc", "10+0.1"])
-        text = out.getvalue()
-        assert "skill=10:sf=2000" in text and "SKILL_ELO_ANCHORS" in text, text
+                      params, "--bootstrap", "30", "--tc", "10+0.1", *extra])
         root = ET.parse(svg).getroot()
         assert root.tag.endswith("svg") and len(list(root)) > 20
         written = open(params).read()
-        m = re.search(r"SKILL_ELO_ANCHORS: \[\(i64, f64\); 3\] = \[\n    \((\d+), 0\.0\),\n    \((\d+), 10\.0\),"
-                      r"\n    \((\d+), SKILL_MAX_LEVEL as f64\),", written)
-        assert m, written[:200]
-        for lv, e in zip(levels, m.groups()):
-            assert abs(int(e) - true_elo(lv)) < 90, (lv, e)
+    m = re.search(r"SKILL_ELO_ANCHORS: \[\(i64, f64\); 3\] = \[\n    \((\d+), 0\.0\),\n    \((\d+), 10\.0\),"
+                  r"\n    \((\d+), SKILL_MAX_LEVEL as f64\),", written)
+    assert m, written[:200]
+    return [int(e) for e in m.groups()], out.getvalue()
+
+
+@test
+def fit_only_reports_writes_anchors_and_a_chart():
+    # Stockfish at 2100 plays like its level 7's 2034.8 (the steps reading, the default): the
+    # games are drawn against that, and the default fit recovers the true curve, where reading
+    # the label as the truth places level 10 about 65 Elo too high.
+    labels = {cfit.sf_elo(s, "steps"): s for s in (1350, 2100, 2850)}
+    by_point = cfit.simulate(true_elo, [(lv, o) for lv, o in zip((0, 10, 20), sorted(labels))],
+                             pairs=40, seed=9)
+    with tempfile.TemporaryDirectory() as d:
+        results = os.path.join(d, "r.jsonl")
+        write_results(results, by_point, labels)
+        steps, text = fit_only(results)
+        label, _ = fit_only(results, "--sf-scale", "label")
+    assert "skill=10:sf=2100" in text and "SKILL_ELO_ANCHORS" in text and "2100 plays 2035" in text, text
+    for lv, e in zip((0, 10, 20), steps):
+        assert abs(e - true_elo(lv)) < 90, (lv, e)
+    assert 55 < label[1] - steps[1] < 75, (label, steps)
 
 
 def main():

@@ -50,12 +50,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BOOK = os.path.join(HERE, "books", "noob_3moves_every15.epd")
 PARAMS = os.path.join(ROOT, "src", "params.rs")
-# The full run's points: each level against a Stockfish UCI_Elo near where the calibration of
-# f95107d measured it (docs/limited-strength.md). Nine levels, because Stockfish's scale is a
-# staircase (it picks at depth 1 + int(level)) that five points placed too coarsely: the first
-# held-out check failed at 1900. Nine failed the second check at 1700 and 2200 (the weakening's
-# own steps, docs/limited-strength.md). A point far from 50% says where to move its opponent.
-FULL_POINTS = "0:1350,2:1500,5:1850,7:1900,10:2000,12:2100,15:2200,17:2300,20:2400"
+# The full run's points: each level against a Stockfish UCI_Elo near where issue 34's
+# calibration measured it, every one at a whole Stockfish level (1350 is its level 0.01), where
+# its label and the steps reading agree (--sf-scale; docs/limited-strength.md, "Stockfish's
+# staircase"). Ten levels: Stockfish's scale is a staircase (it picks at depth 1 + int(level)),
+# and five points placed too coarsely failed the first held-out check at 1900, nine the second
+# at 1700 and 2200 (the weakening's own steps then). A point far from 50% says where to move
+# its opponent.
+FULL_POINTS = "0:1350,2:1597,5:1785,7:1954,10:2035,12:2113,15:2264,17:2337,19:2409,20:2409"
 QUICK_POINTS = "0:1350,20:2600"
 SF_ELO_RANGE = (1350, 2850)
 
@@ -415,6 +417,11 @@ def report(args, records):
         print("no games yet")
         return
     mode = records[0]["mode"]
+    # The Elo each opponent is taken to play (--sf-scale): its label, or its integer level's.
+    opp = {sf: cfit.sf_elo(sf, args.sf_scale) for sf in {r["sf"] for r in records}}
+    if args.sf_scale != "label":
+        print(f"\nStockfish's scale: {args.sf_scale} (" + ", ".join(
+            f"{sf} plays {opp[sf]:.0f}" for sf in sorted(opp)) + ")")
     if args.quick:
         print("\n--quick: a check that the tool works, not a calibration")
     print(f"\n{'point':<22} {'games':>5}  {'+W =D -L':<14} {' '.join(cfit.PENTA_NAMES)} (pairs)  "
@@ -425,16 +432,23 @@ def report(args, records):
             line = "(no full pair yet)"
         else:
             score, elo, lo, hi = stats
+            o = opp[sf]
             line = (f"{score:6.1%}  {fmt_elo(elo):>5} [{fmt_elo(lo)}, {fmt_elo(hi)}]".ljust(31)
-                    + f" {sf + elo:.0f}" if abs(elo) < 1e9 else f"{score:6.1%}  beyond the logistic")
+                    + f" {o + elo:.0f}" if abs(elo) < 1e9 else f"{score:6.1%}  beyond the logistic")
             if abs(elo) < 1e9:
-                per_point.append((level, sf + elo, sf + lo, sf + hi))
+                per_point.append((level, o + elo, o + lo, o + hi))
             if not 0.15 <= score <= 0.85 and abs(elo) < 1e9:
-                hint = min(max(round((sf + elo) / 50) * 50, SF_ELO_RANGE[0]), SF_ELO_RANGE[1])
+                hint = min(max(round((o + elo) / 50) * 50, SF_ELO_RANGE[0]), SF_ELO_RANGE[1])
                 line += (f"  (far from 50%: an opponent near {hint} measures it better)" if hint != sf else
                          "  (far from 50%, beyond Stockfish's range: the logistic extrapolates)")
             if mode == "elo" and level == sf:
                 line += "  within 40-60%" if 0.4 <= score <= 0.6 else "  OUTSIDE 40-60%"
+                if o != sf and abs(elo) < 1e9:
+                    # The same band on the scale read as --sf-scale says: the label measured.
+                    off = o + elo - level
+                    band = cfit.elo_of_score(0.6)
+                    line += f"; {args.sf_scale}: {off:+.0f} from its label, " + (
+                        f"within ±{band:.0f}" if abs(off) <= band else f"OUTSIDE ±{band:.0f}")
         counts = " ".join(f"{c:>{len(name)}}" for c, name in zip(penta, cfit.PENTA_NAMES))
         print(f"{key:<22} {n:>5}  {f'+{w} ={d} -{l}':<14} {counts}          {line}")
     reasons = {}
@@ -445,7 +459,7 @@ def report(args, records):
     plies = [r["plies"] for r in records]
     print(f"mean game: {sum(plies) / len(plies):.0f} plies, {sum(secs) / max(len(secs), 1):.1f} s")
 
-    games = [(r["level"], r["sf"], r["score"]) for r in records]
+    games = [(r["level"], opp[r["sf"]], r["score"]) for r in records]
     levels = sorted({r["level"] for r in records})
     # The knots of pwl (and the levels a polynomial is reported at): at or between levels played.
     knots = sorted({float(k) for k in args.knots.split(",")} if args.knots else set(levels))
@@ -454,7 +468,7 @@ def report(args, records):
         args.model = "pwl"
     curve, theta, cov = cfit.fit_model(args.model, knots, cfit.groups_of(games), args.prior_draws)
     elos = curve.knot_values(theta)
-    by_point = pairs_by_point(records)
+    by_point = {k: (lv, opp[sf], pairs) for k, (lv, sf, pairs) in pairs_by_point(records).items()}
     ci = (cfit.bootstrap(args.model, knots, by_point, args.bootstrap, args.seed, args.prior_draws)
           if args.bootstrap > 0 else
           [(e - 1.96 * cfit.fisher_se(curve, cov, k), e + 1.96 * cfit.fisher_se(curve, cov, k))
@@ -462,6 +476,7 @@ def report(args, records):
     how = (f"bootstrap over pairs, {args.bootstrap} resamples" if args.bootstrap > 0
            else "observed information: it ignores draws and pairs, so it is usually too wide")
     print(f"\nfit of all {len(games)} games ({args.model}, {args.prior_draws:g} virtual draws per point; "
+          f"Stockfish's scale: {args.sf_scale}; "
           f"95% intervals: {how}):")
     label = "level" if mode == "skill" else "UCI_Elo"
     for k, e, (lo, hi) in zip(knots, elos, ci):
@@ -490,7 +505,7 @@ def report(args, records):
         svg = cfit.svg_chart(f"lazuli's {label} on Stockfish 15.1's scale ({len(games)} games, {args.tc})",
                              xlabel, [(x, cfit.value(curve, theta, x)) for x in samples],
                              [(k, e, lo, hi) for k, e, (lo, hi) in zip(knots, elos, ci)],
-                             per_point, sorted({(r["level"], r["sf"]) for r in records}),
+                             per_point, sorted({(r["level"], opp[r["sf"]]) for r in records}),
                              [(1320, "1320: UCI_Elo's lowest")] if mode == "skill" else [])
         with open(args.svg, "w") as f:
             f.write(svg)
@@ -521,6 +536,9 @@ def main(argv=None):
     ap.add_argument("--model", default="pwl", help="pwl (monotone, a knot per level) or polyN")
     ap.add_argument("--knots", help="levels of the pwl knots (default: the levels played)")
     ap.add_argument("--prior-draws", type=float, default=1.0)
+    ap.add_argument("--sf-scale", choices=cfit.SF_SCALES, default="steps",
+                    help="what Stockfish at UCI_Elo S plays: its integer level's label (steps, the "
+                         "default since calibration-34f), or S itself (label, the fits before)")
     ap.add_argument("--bootstrap", type=int, help="resamples (default 1000; --quick 100; 0: Hessian)")
     ap.add_argument("--svg", help="write the chart here (docs/limited-strength.svg for the record)")
     ap.add_argument("--fit-only", action="store_true", help="play nothing: fit the results file")
