@@ -310,16 +310,16 @@ pub(crate) const SKILL_ELO_MIN: i64 = 1320;
 /// the ends. Written by `tools/calibrate.py --write-params` from games against Stockfish 15.1's
 /// own `UCI_Elo` (docs/limited-strength.md, "Calibration"); the last anchor is full strength.
 pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 10] = [
-    (1319, 0.0),
-    (1597, 2.0),
-    (1751, 5.0),
-    (1928, 7.0),
-    (1983, 10.0),
-    (2056, 12.0),
-    (2224, 15.0),
+    (1328, 0.0),
+    (1637, 2.0),
+    (1788, 5.0),
+    (1964, 7.0),
+    (1979, 10.0),
+    (2107, 12.0),
+    (2250, 15.0),
     (2333, 17.0),
     (2334, 19.0),
-    (2422, SKILL_MAX_LEVEL as f64),
+    (2407, SKILL_MAX_LEVEL as f64),
 ];
 /// The highest `UCI_Elo`: full strength as measured, the last anchor.
 pub(crate) const SKILL_ELO_MAX: i64 = SKILL_ELO_ANCHORS[SKILL_ELO_ANCHORS.len() - 1].0;
