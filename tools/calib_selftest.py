@@ -112,6 +112,23 @@ def stockfish_steps_read_a_label_as_its_integer_level():
 
 
 @test
+def a_check_folds_in_at_the_strength_its_label_meant():
+    import calib_fold
+    anchors = [(1400, 0.0), (1600, 2.0), (2000, 10.0), (2400, 20.0)]
+    # src/search/skill.rs's strength_for_elo: clamped at the ends, linear between anchors.
+    cases = {1320: 0.0, 1400: 0.0, 1500: 1.0, 1800: 6.0, 2000: 10.0, 2200: 15.0, 2500: 20.0}
+    for elo, level in cases.items():
+        assert abs(calib_fold.strength_for_elo(anchors, elo) - level) < 1e-12, (elo, level)
+    recs = [record("elo=1800:sf=1800", 1800, 1800, 0, True, 1.0),
+            record("elo=1800:sf=1800", 1800, 1800, 0, False, 0.5)]
+    recs = [dict(r, mode="elo") for r in recs]
+    folded = list(calib_fold.fold(anchors, recs + [dict(recs[0], mode="skill")]))
+    assert [r["level"] for r in folded] == [6.0, 6.0], "skill games are not folded twice"
+    assert {r["point"] for r in folded} == {"skill=6:sf=1800"} and folded[0]["mode"] == "skill"
+    assert len({r["id"] for r in folded}) == 2 and [r["score"] for r in folded] == [1.0, 0.5]
+
+
+@test
 def the_curve_never_falls():
     dip = {0: 1400, 5: 1800, 10: 1700, 15: 2100}
     by_point = cfit.simulate(lambda lv: dip[lv], [(lv, e) for lv, e in dip.items()], pairs=150, seed=5)
