@@ -66,6 +66,15 @@ def sf_label_of_level(level):
     return 1346.6 + 143.4 * level ** 0.806
 
 
+def sf_whole_level_elo(level, lowest=1350):
+    """The lowest `UCI_Elo` (a whole number, at least Stockfish's `lowest`) at which Stockfish
+    15.1 plays whole level `level`: the label rounded up, where both readings of sf_elo agree."""
+    elo = max(math.ceil(sf_label_of_level(level)), lowest)
+    while int(sf_level(elo)) < level:
+        elo += 1
+    return elo
+
+
 def sf_elo(elo, scale):
     """The Elo that Stockfish 15.1 at `UCI_Elo` elo is taken to play. "label": the label itself.
     "steps": the label of its integer level, floor(sf_level): Stockfish picks its move at depth

@@ -11,7 +11,11 @@ SKILL_ELO_ANCHORS); the strength is their linear interpolation, as src/search/sk
 
 import argparse
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calibrate as cal  # noqa: E402
 
 
 def strength_for_elo(anchors, elo):
@@ -31,9 +35,9 @@ def fold(anchors, records):
         if r.get("mode") != "elo":
             continue
         level = round(strength_for_elo(anchors, r["level"]), 4)
-        point = f"skill={level:g}:sf={r['sf']}"
+        point = cal.point_key("skill", level, r["sf"])
         yield dict(r, mode="skill", level=level, point=point,
-                   id=r["id"].replace(r["point"], point), folded_from=r["point"])
+                   id=cal.game_id(point, r["pair"], r["lazuli_white"]), folded_from=r["point"])
 
 
 def main(argv=None):

@@ -100,6 +100,14 @@ def stockfish_steps_read_a_label_as_its_integer_level():
     for label, plays in cases.items():
         assert abs(cfit.sf_elo(label, "steps") - plays) < 0.05, (label, cfit.sf_elo(label, "steps"))
         assert cfit.sf_elo(label, "label") == label
+    # The whole levels' UCI_Elo: the first whole number at the level (1597 is level 1.997).
+    assert [cfit.sf_whole_level_elo(k) for k in (0, 2, 6, 12)] == [1350, 1598, 1955, 2410]
+    for k in range(1, 20):
+        e = cfit.sf_whole_level_elo(k)
+        assert int(cfit.sf_level(e)) == k and int(cfit.sf_level(e - 1)) == k - 1, (k, e)
+    # The full run's opponents all stand at whole levels, where both readings agree.
+    for _, sf in cal.parse_points(cal.FULL_POINTS, "skill"):
+        assert abs(cfit.sf_elo(sf, "steps") - sf) < 3.5, sf
     # Within a step the reading never rises above the label, and never by a whole step.
     for label in range(1350, 2851):
         gap = label - cfit.sf_elo(label, "steps")
@@ -124,7 +132,7 @@ def a_check_folds_in_at_the_strength_its_label_meant():
     recs = [dict(r, mode="elo") for r in recs]
     folded = list(calib_fold.fold(anchors, recs + [dict(recs[0], mode="skill")]))
     assert [r["level"] for r in folded] == [6.0, 6.0], "skill games are not folded twice"
-    assert {r["point"] for r in folded} == {"skill=6:sf=1800"} and folded[0]["mode"] == "skill"
+    assert {r["point"] for r in folded} == {"skill=6.0:sf=1800"} and folded[0]["mode"] == "skill"
     assert len({r["id"] for r in folded}) == 2 and [r["score"] for r in folded] == [1.0, 0.5]
 
 

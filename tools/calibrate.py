@@ -57,7 +57,9 @@ PARAMS = os.path.join(ROOT, "src", "params.rs")
 # and five points placed too coarsely failed the first held-out check at 1900, nine the second
 # at 1700 and 2200 (the weakening's own steps then). A point far from 50% says where to move
 # its opponent.
-FULL_POINTS = "0:1350,2:1597,5:1785,7:1954,10:2035,12:2113,15:2264,17:2337,19:2409,20:2409"
+FULL_POINTS = ",".join(f"{lv}:{cfit.sf_whole_level_elo(sf_lv)}" for lv, sf_lv in
+                       ((0, 0), (2, 2), (5, 4), (7, 6), (10, 7), (12, 8), (15, 10), (17, 11),
+                        (19, 12), (20, 12)))
 QUICK_POINTS = "0:1350,20:2600"
 SF_ELO_RANGE = (1350, 2850)
 
@@ -443,7 +445,7 @@ def report(args, records):
                          "  (far from 50%, beyond Stockfish's range: the logistic extrapolates)")
             if mode == "elo" and level == sf:
                 line += "  within 40-60%" if 0.4 <= score <= 0.6 else "  OUTSIDE 40-60%"
-                if o != sf and abs(elo) < 1e9:
+                if round(o) != sf and abs(elo) < 1e9:
                     # The same band on the scale read as --sf-scale says: the label measured.
                     off = o + elo - level
                     band = cfit.elo_of_score(0.6)
