@@ -309,14 +309,17 @@ pub(crate) const SKILL_ELO_MIN: i64 = 1320;
 /// `UCI_Elo` to strength: piecewise linear between these (Elo, strength) anchors, clamped at
 /// the ends. Written by `tools/calibrate.py --write-params` from games against Stockfish 15.1's
 /// own `UCI_Elo` (docs/limited-strength.md, "Calibration"); the last anchor is full strength.
-pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 10] = [
-    (1328, 0.0),
-    (1637, 2.0),
-    (1788, 5.0),
-    (1964, 7.0),
-    (1979, 10.0),
-    (2107, 12.0),
-    (2250, 15.0),
+pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 13] = [
+    (1326, 0.0),
+    (1647, 2.0),
+    (1745, 3.0),
+    (1746, 4.0),
+    (1754, 5.0),
+    (1837, 6.0),
+    (1910, 7.0),
+    (1992, 10.0),
+    (2112, 12.0),
+    (2253, 15.0),
     (2333, 17.0),
     (2334, 19.0),
     (2407, SKILL_MAX_LEVEL as f64),
