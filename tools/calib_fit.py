@@ -368,6 +368,16 @@ def rust_anchors(anchor_list, max_level=20):
 ANCHORS_RE = re.compile(r"pub\(crate\) const SKILL_ELO_ANCHORS: \[\(i64, f64\); \d+\] = \[.*?\n\];", re.S)
 
 
+def parse_anchors(params_text, max_level=20):
+    """SKILL_ELO_ANCHORS as params.rs declares them, [(Elo, level)]: the inverse of
+    rust_anchors; ValueError if the constant is not found once."""
+    found = ANCHORS_RE.findall(params_text)
+    if len(found) != 1:
+        raise ValueError("SKILL_ELO_ANCHORS not found once in params.rs")
+    rows = re.findall(r"\((\d+), ([^)]+)\),", found[0].split("= [", 1)[1])
+    return [(int(e), float(max_level) if lv == "SKILL_MAX_LEVEL as f64" else float(lv)) for e, lv in rows]
+
+
 def replace_anchors(params_text, anchor_list):
     """params.rs's text with SKILL_ELO_ANCHORS replaced; ValueError if it is not found once."""
     if len(ANCHORS_RE.findall(params_text)) != 1:

@@ -3,10 +3,12 @@
 each game at `UCI_Elo X` becomes a game at the strength that X meant in the build that played
 it, so that `calibrate.py --mode skill --fit-only --knots ...` fits checks and calibration runs
 together (docs/limited-strength.md). The build's anchors are given as ELO:LEVEL,... (its
-SKILL_ELO_ANCHORS); the strength is their linear interpolation, as src/search/skill.rs's
-`strength_for_elo`. Writes JSON lines (no header) to stdout.
+SKILL_ELO_ANCHORS), or read from that build's src/params.rs with --params; the strength is
+their linear interpolation, as src/search/skill.rs's `strength_for_elo`. Writes JSON lines (no
+header) to stdout.
 
     python3 tools/calib_fold.py --anchors 1447:0,1600:2,...,2463:20 heldout.jsonl >> fit.jsonl
+    python3 tools/calib_fold.py --params <(git show 62111e8:src/params.rs) heldout.jsonl >> fit.jsonl
 """
 
 import argparse
@@ -15,6 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calib_fit as cfit  # noqa: E402
 import calibrate as cal  # noqa: E402
 
 
@@ -42,10 +45,16 @@ def fold(anchors, records):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--anchors", required=True, help="ELO:LEVEL,... the build's SKILL_ELO_ANCHORS")
+    given = ap.add_mutually_exclusive_group(required=True)
+    given.add_argument("--anchors", help="ELO:LEVEL,... the build's SKILL_ELO_ANCHORS")
+    given.add_argument("--params", help="the build's src/params.rs, whose SKILL_ELO_ANCHORS are read")
     ap.add_argument("results", nargs="+", help="results files of --mode elo runs")
     args = ap.parse_args(argv)
-    anchors = [(int(e), float(lv)) for e, lv in (a.split(":") for a in args.anchors.split(","))]
+    if args.params:
+        with open(args.params) as f:
+            anchors = cfit.parse_anchors(f.read())
+    else:
+        anchors = [(int(e), float(lv)) for e, lv in (a.split(":") for a in args.anchors.split(","))]
     if any(b[0] <= a[0] or b[1] < a[1] for a, b in zip(anchors, anchors[1:])):
         sys.exit("--anchors: Elo must rise and levels must not fall")
     for path in args.results:

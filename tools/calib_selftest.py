@@ -156,6 +156,8 @@ def anchors_go_into_params_rs():
     assert "[(i64, f64); 3] = [\n    (1330, 0.0),\n    (1700, 8.0),\n    (2950, SKILL_MAX_LEVEL as f64),\n];" in new
     # Only the constant changed.
     assert cfit.ANCHORS_RE.sub("", new) == cfit.ANCHORS_RE.sub("", text)
+    # Read back: what was written, and what calib_fold --params reads from a build's params.rs.
+    assert cfit.parse_anchors(new) == anchors
     try:
         cfit.replace_anchors("nothing here", anchors)
         raise AssertionError("no constant to replace")
