@@ -50,7 +50,7 @@ def elo_of_score(score):
 # Stockfish 15.1's scale: what an opponent at UCI_Elo S is taken to play.
 # ---------------------------------------------------------------------------------------------
 
-SF_SCALES = ("label", "steps")
+SF_SCALES = ("label", "steps", "ladder")
 
 
 def sf_level(elo):
@@ -83,7 +83,7 @@ def sf_elo(elo, scale):
     (docs/limited-strength.md, "Stockfish's staircase")."""
     if scale == "label":
         return float(elo)
-    if scale == "steps":
+    if scale in ("steps", "ladder"):  # the ladder's places are fitted: ladder_fit
         return sf_label_of_level(math.floor(sf_level(elo)))  # int(level), as Stockfish
     raise ValueError(f"scale {scale!r}: one of {SF_SCALES}")
 
@@ -336,6 +336,174 @@ def quantile(sorted_vals, q):
     lo = math.floor(pos)
     hi = min(lo + 1, len(sorted_vals) - 1)
     return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo)
+
+
+# ---------------------------------------------------------------------------------------------
+# Stockfish's ladder: its whole levels as players of their own.
+# ---------------------------------------------------------------------------------------------
+#
+# Stockfish 15.1's whole levels are not spaced as their labels say at 5 s + 0.05 s (its own
+# games between consecutive levels: docs/limited-strength.md, "Stockfish's staircase"). The
+# ladder reading fits each whole level k's place m_k beside lazuli's curve R(x): lazuli at x
+# against Stockfish at level k expects E(R(x) - m_k), Stockfish at k1 against k2 expects
+# E(m_k1 - m_k2). m_0 is pinned at level 0's label (only differences are measured); each step
+# m_k - m_(k-1) has a normal prior centred on its labels' step with standard deviation `sigma`,
+# which decides the steps no game measures and barely moves those that 100 games do. The Elo
+# reported for lazuli is then read back onto the labels through the ladder
+# (`ladder_to_label`): a strength equal to m_k is level k's label, between two levels linear.
+# So `UCI_Elo` L_k means "plays as Stockfish's whole level k does", which is exactly what an
+# X-against-X check at a whole level tests.
+
+def sf_whole_level(elo):
+    """Stockfish 15.1's whole level at `UCI_Elo` elo: int(level), the depth it picks at less one."""
+    return math.floor(sf_level(elo))
+
+
+def ladder_to_label(r, places):
+    """A strength on the ladder's scale read as a `UCI_Elo` label: linear between whole levels'
+    places (`places[k]` is m_k) and their labels, along the end segments beyond them."""
+    labels = [sf_label_of_level(k) for k in range(len(places))]
+    if len(places) == 1:
+        return labels[0] + r - places[0]
+    i = 0
+    while i < len(places) - 2 and r > places[i + 1]:
+        i += 1
+    t = (r - places[i]) / (places[i + 1] - places[i])
+    return labels[i] + t * (labels[i + 1] - labels[i])
+
+
+def _newton(dim, start, rows, prior, prior_draws, ridge=1e-9):
+    """Maximum of sum over rows of the logistic log-likelihood plus a quadratic prior. A row is
+    (coef {index: value}, constant, games, points): its expected score is E(constant + coef .
+    phi). `prior`: [(coef, target, sigma)], each adding -(coef . phi - target)^2 / (2 sigma^2).
+    Returns (phi, covariance)."""
+    c = LOG10 / 400.0
+
+    def lin(coef, const, phi):
+        return const + sum(v * phi[i] for i, v in coef.items())
+
+    def objective(phi):
+        total = 0.0
+        for coef, const, n, pts in rows:
+            n, pts = n + prior_draws, pts + prior_draws / 2
+            e = min(max(expected(lin(coef, 0.0, phi) + const), 1e-300), 1 - 1e-16)
+            total += pts * math.log(e) + (n - pts) * math.log(1.0 - e)
+        for coef, target, sigma in prior:
+            total -= (lin(coef, 0.0, phi) - target) ** 2 / (2 * sigma * sigma)
+        return total
+
+    phi = list(start)
+    current = objective(phi)
+    hess = None
+    for _ in range(100):
+        grad = [0.0] * dim
+        hess = [[-ridge if i == j else 0.0 for j in range(dim)] for i in range(dim)]
+        for coef, const, n, pts in rows:
+            n, pts = n + prior_draws, pts + prior_draws / 2
+            e = expected(lin(coef, const, phi))
+            g, w = c * (pts - n * e), c * c * n * e * (1.0 - e)
+            for i, vi in coef.items():
+                grad[i] += g * vi
+                for j, vj in coef.items():
+                    hess[i][j] -= w * vi * vj
+        for coef, target, sigma in prior:
+            d = (lin(coef, 0.0, phi) - target) / (sigma * sigma)
+            for i, vi in coef.items():
+                grad[i] -= d * vi
+                for j, vj in coef.items():
+                    hess[i][j] -= vi * vj / (sigma * sigma)
+        step = solve([[-v for v in row] for row in hess], grad)
+        scale = 1.0
+        while True:
+            trial = [p + scale * s for p, s in zip(phi, step)]
+            new = objective(trial)
+            if new >= current - 1e-12 or scale < 1e-6:
+                break
+            scale /= 2
+        phi, current = trial, new
+        if max(abs(s) * scale for s in step) < 1e-7:
+            break
+    return phi, inverse([[-v for v in row] for row in hess])
+
+
+def ladder_fit(knots, lz_groups, sf_groups, top_level, sigma=60.0, prior_draws=1.0):
+    """lazuli's monotone piecewise-linear curve and Stockfish's ladder, fitted together.
+    `lz_groups`: {(x, k): [games, lazuli's points]} for lazuli at level x against Stockfish's
+    whole level k; `sf_groups`: {(k1, k2): [games, k1's points]}; levels 0..top_level are
+    fitted. Returns (curve, theta, places): places[k] is m_k (m_0 = level 0's label); the
+    curve's Elo is on the ladder's scale (ladder_to_label reads it as a label)."""
+    curve = PiecewiseLinear(knots)
+    labels = [sf_label_of_level(k) for k in range(top_level + 1)]
+    while True:
+        dc = len(curve.blocks)
+
+        def m(k):  # (coef, constant) of m_k: m_0 is the constant, m_k (k >= 1) is phi[dc + k - 1]
+            return ({}, labels[0]) if k == 0 else ({dc + k - 1: 1.0}, 0.0)
+
+        rows = []
+        for (x, k), (n, pts) in lz_groups.items():
+            coef = {i: b for i, b in enumerate(curve.basis(x)) if b != 0.0}
+            mc, mk = m(k)
+            for i, v in mc.items():
+                coef[i] = coef.get(i, 0.0) - v
+            rows.append((coef, -mk, n, pts))
+        for (k1, k2), (n, pts) in sf_groups.items():
+            (c1, v1), (c2, v2) = m(k1), m(k2)
+            coef = dict(c1)
+            for i, v in c2.items():
+                coef[i] = coef.get(i, 0.0) - v
+            if coef:
+                rows.append((coef, v1 - v2, n, pts))
+        prior = []
+        for k in range(1, top_level + 1):
+            (c1, v1), (c0, v0) = m(k), m(k - 1)
+            coef = dict(c1)
+            for i, v in c0.items():
+                coef[i] = coef.get(i, 0.0) - v
+            prior.append((coef, labels[k] - labels[k - 1] - (v1 - v0), sigma))
+        mean = sum(labels[k] * n for (_, k), (n, _) in lz_groups.items()) / sum(
+            n for n, _ in lz_groups.values())
+        phi, _ = _newton(dc + top_level, [mean] * dc + labels[1:], rows, prior, prior_draws)
+        theta, places = phi[:dc], [labels[0]] + phi[dc:]
+        bad = next((i for i in range(len(theta) - 1) if theta[i + 1] < theta[i] - 1e-6), None)
+        if bad is None:
+            if any(b <= a for a, b in zip(places, places[1:])):
+                raise ValueError("the fitted ladder does not rise at every step: more games needed")
+            return curve, theta, places
+        blocks = curve.blocks[:bad] + [curve.blocks[bad] + curve.blocks[bad + 1]] + curve.blocks[bad + 2:]
+        curve = PiecewiseLinear(curve.knots, blocks)
+
+
+def ladder_bootstrap(knots, lz_pairs, sf_pairs, top_level, resamples, seed, sigma=60.0,
+                     prior_draws=1.0):
+    """95% intervals of the label-scale Elo at each knot and of each level's place relative to
+    its label (m_k - L_k), from refits on pairs drawn again with replacement within each point
+    and each Stockfish probe. `lz_pairs`: {point: (x, k, [(y1, y2), ...])}; `sf_pairs`:
+    {probe: (k1, k2, [(y1, y2), ...])}. Returns ([(low, high)] per knot, [(low, high)] per
+    level)."""
+    rng = random.Random(seed)
+    knot_samples, place_samples = [], []
+    for _ in range(resamples):
+        lz, sf = {}, {}
+        for src, dst in ((lz_pairs, lz), (sf_pairs, sf)):
+            for a, b, pairs in src.values():
+                for _ in range(len(pairs)):
+                    for y in pairs[rng.randrange(len(pairs))]:
+                        g = dst.setdefault((a, b), [0, 0.0])
+                        g[0] += 1
+                        g[1] += y
+        curve, theta, places = ladder_fit(knots, lz, sf, top_level, sigma, prior_draws)
+        knot_samples.append([ladder_to_label(e, places) for e in curve.knot_values(theta)])
+        place_samples.append([p - sf_label_of_level(k) for k, p in enumerate(places)])
+
+    def bands(samples, n):
+        out = []
+        for k in range(n):
+            vals = sorted(s[k] for s in samples)
+            out.append((quantile(vals, 0.025), quantile(vals, 0.975)))
+        return out
+
+    return bands(knot_samples, len(knots)), bands(place_samples, top_level + 1)
 
 
 # ---------------------------------------------------------------------------------------------

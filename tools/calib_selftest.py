@@ -300,6 +300,163 @@ def fit_only_reports_writes_anchors_and_a_chart():
     assert 55 < label[1] - steps[1] < 75, (label, steps)
 
 
+
+# Stockfish's ladder: true places with uneven steps, as Stockfish's own games measured them.
+LADDER_DEV = [0, 0, -30, -20, 80, 120, 180]  # m_k - L_k for levels 0..6
+
+
+def ladder_truth():
+    return [cfit.sf_label_of_level(k) + d for k, d in enumerate(LADDER_DEV)]
+
+
+def ladder_games(seed, lz_pairs=200, sf_pairs=150):
+    """lazuli's games ({(x, k): [n, pts]}, and by point for the bootstrap) against the true
+    ladder, and Stockfish's games between consecutive levels."""
+    m = ladder_truth()
+    points = [(0, 0), (2, 1), (2, 2), (4, 2), (4, 3), (6, 3), (6, 4), (8, 4), (8, 5), (10, 5), (10, 6)]
+    lz = {}
+    for i, (x, k) in enumerate(points):
+        _, _, pairs = cfit.simulate(true_elo, [(x, m[k])], lz_pairs, seed + i)[(x, m[k])]
+        lz[f"{x}:{k}"] = (x, k, pairs)
+    sf = {}
+    for k in range(1, len(m)):
+        _, _, pairs = cfit.simulate(lambda lv: m[lv], [(k, m[k - 1])], sf_pairs, seed + 100 + k)[(k, m[k - 1])]
+        sf[f"{k}:{k - 1}"] = (k, k - 1, pairs)
+    return lz, sf
+
+
+def grouped(by):
+    out = {}
+    for a, b, pairs in by.values():
+        g = out.setdefault((a, b), [0, 0.0])
+        g[0] += sum(len(p) for p in pairs)
+        g[1] += sum(sum(p) for p in pairs)
+    return out
+
+
+@test
+def the_ladder_reads_places_back_as_labels():
+    m = ladder_truth()
+    for k, place in enumerate(m):
+        assert abs(cfit.ladder_to_label(place, m) - cfit.sf_label_of_level(k)) < 1e-9, k
+    half = cfit.ladder_to_label((m[3] + m[4]) / 2, m)
+    assert abs(half - (cfit.sf_label_of_level(3) + cfit.sf_label_of_level(4)) / 2) < 1e-9
+    # Beyond the ends along the end segments; and the labels' own ladder is the identity.
+    below = cfit.ladder_to_label(m[0] - 50, m)
+    assert abs(below - (m[0] - 50 * (cfit.sf_label_of_level(1) - m[0]) / (m[1] - m[0]))) < 1e-9
+    labels = [cfit.sf_label_of_level(k) for k in range(7)]
+    for e in (1300.0, 1700.0, 2000.0, 2300.0):
+        assert abs(cfit.ladder_to_label(e, labels) - e) < 1e-9, e
+
+
+@test
+def the_ladder_fit_recovers_uneven_steps():
+    lz, sf = ladder_games(seed=21)
+    knots = [0, 2, 4, 6, 8, 10]
+    curve, theta, places = cfit.ladder_fit(knots, grouped(lz), grouped(sf), 6)
+    m = ladder_truth()
+    assert places[0] == m[0]
+    for k in range(1, 7):  # every step measured by 300 games and lazuli's: near the truth
+        assert abs((places[k] - places[k - 1]) - (m[k] - m[k - 1])) < 45, (k, places, m)
+    fitted = [cfit.ladder_to_label(e, places) for e in curve.knot_values(theta)]
+    truth = [cfit.ladder_to_label(true_elo(x), m) for x in knots]
+    for x, f, t in zip(knots, fitted, truth):
+        assert abs(f - t) < 40, (x, f, t)
+    # The steps reading of the same lazuli games serves the uneven ladder worse: a point that
+    # meets two levels hears two stories (the labels' step is not the ladder's), and its knots
+    # land further from where level k's label means "plays as level k" (here 30 against 10).
+    steps_games = [(x, cfit.sf_label_of_level(k), y) for x, k, pairs in lz.values() for p in pairs for y in p]
+    c2, t2, _ = cfit.fit_model("pwl", knots, cfit.groups_of(steps_games))
+    steps_err = max(abs(a - b) for a, b in zip(c2.knot_values(t2), truth))
+    ladder_err = max(abs(f - t) for f, t in zip(fitted, truth))
+    assert steps_err > ladder_err + 15, (steps_err, ladder_err)
+    # Without Stockfish's games the prior holds each step near its label, and the fit tells
+    # the two readings apart less well than with them.
+    c3, t3, p3 = cfit.ladder_fit(knots, grouped(lz), {}, 6, sigma=20.0)
+    assert all(abs(p3[k] - p3[k - 1] - (cfit.sf_label_of_level(k) - cfit.sf_label_of_level(k - 1))) < 60
+               for k in range(1, 7)), p3
+    # The bootstrap's intervals hold the fit and, nearly always, the truth.
+    ci, place_ci = cfit.ladder_bootstrap(knots, lz, sf, 6, 40, seed=4)
+    assert sum(lo <= t <= hi for t, (lo, hi) in zip(truth, ci)) >= 5, (ci, truth)
+    assert all(lo <= f <= hi for f, (lo, hi) in zip(fitted, ci))
+    assert place_ci[0] == (0.0, 0.0) and all(hi - lo > 5 for lo, hi in place_ci[1:])
+
+
+@test
+def stockfish_games_come_from_match_py_pgns():
+    import calib_ladder
+    pgn = """[Event "match.py"]
+[Round "1"]
+[White "Stockfish 15.1"]
+[Black "Stockfish 15.1 (2)"]
+[Result "1-0"]
+
+1. e4 e5 1-0
+
+[Event "match.py"]
+[Round "2"]
+[White "Stockfish 15.1 (2)"]
+[Black "Stockfish 15.1"]
+[Result "1-0"]
+
+1. d4 d5 1-0
+
+[Event "match.py"]
+[Round "3"]
+[White "Stockfish 15.1 (2)"]
+[Black "Stockfish 15.1"]
+[Result "1/2-1/2"]
+
+1. c4 1/2-1/2
+
+[Event "match.py"]
+[Round "4"]
+[White "Stockfish 15.1"]
+[Black "Stockfish 15.1 (2)"]
+[Result "*"]
+
+1. Nf3 *
+"""
+    recs = list(calib_ladder.records(calib_ladder.games_of_pgn(pgn), 1872, 1785, "Stockfish 15.1"))
+    assert [(r["pair"], r["score"]) for r in recs] == [(0, 1.0), (0, 0.0), (1, 0.5)], recs
+    assert {r["probe"] for r in recs} == {"sf=1872:sf=1785"}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "sf.jsonl")
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in recs)
+        assert cal.read_sf_games([path]) == {"sf=1872:sf=1785": (1872, 1785, [(1.0, 0.0), (0.5,)])}
+
+
+@test
+def fit_only_reads_stockfish_on_its_fitted_ladder():
+    # Stockfish's step from level 7 to 8 is twice its labels' (its own games say so), and
+    # lazuli's level 10 scores 120 Elo above level 7: the ladder reading puts it half a step
+    # above level 7's label (L7 + 120 x 78 / 157, about L7 + 60), the steps reading at L7 + 120.
+    lab = cfit.sf_label_of_level
+    step78 = 2 * (lab(8) - lab(7))
+    truth = {0: lab(0), 10: lab(7) + 120, 20: lab(12)}
+    opp = {0: lab(0), 10: lab(7), 20: lab(12)}
+    by_point = cfit.simulate(lambda lv: truth[lv], [(lv, opp[lv]) for lv in (0, 10, 20)], pairs=100, seed=9)
+    labels = {lab(0): 1350, lab(7): cfit.sf_whole_level_elo(7), lab(12): cfit.sf_whole_level_elo(12)}
+    _, _, pairs = cfit.simulate(lambda lv: step78, [(0, 0.0)], 150, seed=31)[(0, 0.0)]
+    hi, lo = cfit.sf_whole_level_elo(8), cfit.sf_whole_level_elo(7)
+    sf_recs = [{"probe": f"sf={hi}:sf={lo}", "sf1": hi, "sf2": lo, "pair": i, "score": y}
+               for i, pair in enumerate(pairs) for y in pair]
+    with tempfile.TemporaryDirectory() as d:
+        results, sfg = os.path.join(d, "r.jsonl"), os.path.join(d, "sf.jsonl")
+        write_results(results, by_point, labels)
+        with open(sfg, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in sf_recs)
+        ladder, text = fit_only(results, "--sf-scale", "ladder", "--sf-games", sfg)
+        steps, _ = fit_only(results)
+    assert "Stockfish's ladder" in text and "300 games of Stockfish against itself" in text, text
+    assert "300 games against level 7" in text and "the prior alone" in text, text
+    want = lab(7) + 120 * (lab(8) - lab(7)) / step78
+    assert abs(ladder[1] - want) < 35, (ladder, want)
+    assert steps[1] - ladder[1] > 30, (steps, ladder)
+    for a, b in ((ladder[0], lab(0)), (ladder[2], lab(12)), (steps[0], lab(0)), (steps[2], lab(12))):
+        assert abs(a - b) < 60, (ladder, steps)
+
 def main():
     passed = failed = 0
     for t in TESTS:

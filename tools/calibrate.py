@@ -413,6 +413,65 @@ def play(args, points, book):
 # Report.
 # ---------------------------------------------------------------------------------------------
 
+def read_sf_games(paths):
+    """{probe: (sf1, sf2, [(y1, y2) or (y,)])} of Stockfish-against-Stockfish games
+    (tools/calib_ladder.py's records: sf1's score), pairs in pair order."""
+    by = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                p = by.setdefault(r["probe"], (r["sf1"], r["sf2"], {}))
+                p[2].setdefault(r["pair"], []).append(r["score"])
+    return {k: (a, b, [tuple(v[i]) for i in sorted(v)]) for k, (a, b, v) in by.items()}
+
+
+def ladder_report(args, records, knots):
+    """The ladder reading (cfit.ladder_fit): lazuli's curve and Stockfish's whole levels fitted
+    together on lazuli's games and --sf-games. Prints the ladder; returns (curve, theta on the
+    ladder's scale, each knot's Elo read as a label, their 95% intervals)."""
+    lz_pairs = {k: (lv, cfit.sf_whole_level(sf), pairs)
+                for k, (lv, sf, pairs) in pairs_by_point(records).items()}
+    sf_pairs = {k: (cfit.sf_whole_level(a), cfit.sf_whole_level(b), pairs)
+                for k, (a, b, pairs) in read_sf_games(args.sf_games or []).items()}
+    top = max([k for _, k, _ in lz_pairs.values()] + [max(a, b) for a, b, _ in sf_pairs.values()])
+
+    def groups(pairs):
+        out = {}
+        for a, b, ps in pairs.values():
+            g = out.setdefault((a, b), [0, 0.0])
+            g[0] += sum(len(p) for p in ps)
+            g[1] += sum(sum(p) for p in ps)
+        return out
+
+    curve, theta, places = cfit.ladder_fit(knots, groups(lz_pairs), groups(sf_pairs), top,
+                                           args.ladder_sigma, args.prior_draws)
+    elos = [cfit.ladder_to_label(e, places) for e in curve.knot_values(theta)]
+    ci, place_ci = cfit.ladder_bootstrap(knots, lz_pairs, sf_pairs, top, args.bootstrap, args.seed,
+                                         args.ladder_sigma, args.prior_draws)
+    sf_games = groups(sf_pairs)
+    print(f"\nStockfish's ladder (its whole levels fitted beside lazuli's curve; level 0 pinned at its "
+          f"label; each step's prior: its labels' step ± {args.ladder_sigma:g}; "
+          f"{sum(n for n, _ in sf_games.values())} games of Stockfish against itself):")
+    print(f"  {'level':>5} {'label':>7} {'place':>7} {'- label [95%]':<18} {'step':>5} {'labels':>6}  measured by")
+    for k, m in enumerate(places):
+        lab = cfit.sf_label_of_level(k)
+        step = f"{m - places[k - 1]:5.0f} {lab - cfit.sf_label_of_level(k - 1):6.0f}" if k else f"{'':5} {'':6}"
+        lo, hi = place_ci[k]
+        by = []
+        if k and ((k, k - 1) in sf_games or (k - 1, k) in sf_games):
+            g = sf_games.get((k, k - 1)) or sf_games[(k - 1, k)]
+            by.append(f"{g[0]} games against level {k - 1}")
+        n_lz = sum(sum(len(p) for p in ps) for _, kk, ps in lz_pairs.values() if kk == k)
+        if n_lz:
+            by.append(f"{n_lz} of lazuli's")
+        print(f"  {k:>5} {lab:7.0f} {m:7.0f} {m - lab:+5.0f} [{lo:+.0f}, {hi:+.0f}]".ljust(42)
+              + f" {step}  {', '.join(by) or 'the prior alone'}")
+    return curve, theta, elos, ci, places
+
+
 def report(args, records):
     rows = summary_rows(records)
     if not rows:
@@ -424,6 +483,18 @@ def report(args, records):
     if args.sf_scale != "label":
         print(f"\nStockfish's scale: {args.sf_scale} (" + ", ".join(
             f"{sf} plays {opp[sf]:.0f}" for sf in sorted(opp)) + ")")
+    levels = sorted({r["level"] for r in records})
+    # The knots of pwl (and the levels a polynomial is reported at): at or between levels played.
+    knots = sorted({float(k) for k in args.knots.split(",")} if args.knots else set(levels))
+    if args.sf_scale == "ladder":
+        # Fitted first: each point's own estimate is read on the fitted ladder.
+        curve, theta, elos, ci, places = ladder_report(args, records, knots)
+
+        def at(sf, diff):  # the label-scale Elo of a player `diff` above Stockfish at sf
+            return cfit.ladder_to_label(places[cfit.sf_whole_level(sf)] + diff, places)
+    else:
+        def at(sf, diff):
+            return opp[sf] + diff
     if args.quick:
         print("\n--quick: a check that the tool works, not a calibration")
     print(f"\n{'point':<22} {'games':>5}  {'+W =D -L':<14} {' '.join(cfit.PENTA_NAMES)} (pairs)  "
@@ -434,20 +505,19 @@ def report(args, records):
             line = "(no full pair yet)"
         else:
             score, elo, lo, hi = stats
-            o = opp[sf]
             line = (f"{score:6.1%}  {fmt_elo(elo):>5} [{fmt_elo(lo)}, {fmt_elo(hi)}]".ljust(31)
-                    + f" {o + elo:.0f}" if abs(elo) < 1e9 else f"{score:6.1%}  beyond the logistic")
+                    + f" {at(sf, elo):.0f}" if abs(elo) < 1e9 else f"{score:6.1%}  beyond the logistic")
             if abs(elo) < 1e9:
-                per_point.append((level, o + elo, o + lo, o + hi))
+                per_point.append((level, at(sf, elo), at(sf, lo), at(sf, hi)))
             if not 0.15 <= score <= 0.85 and abs(elo) < 1e9:
-                hint = min(max(round((o + elo) / 50) * 50, SF_ELO_RANGE[0]), SF_ELO_RANGE[1])
+                hint = min(max(round(at(sf, elo) / 50) * 50, SF_ELO_RANGE[0]), SF_ELO_RANGE[1])
                 line += (f"  (far from 50%: an opponent near {hint} measures it better)" if hint != sf else
                          "  (far from 50%, beyond Stockfish's range: the logistic extrapolates)")
             if mode == "elo" and level == sf:
                 line += "  within 40-60%" if 0.4 <= score <= 0.6 else "  OUTSIDE 40-60%"
-                if round(o) != sf and abs(elo) < 1e9:
+                if round(at(sf, 0.0)) != sf and abs(elo) < 1e9:
                     # The same band on the scale read as --sf-scale says: the label measured.
-                    off = o + elo - level
+                    off = at(sf, elo) - level
                     band = cfit.elo_of_score(0.6)
                     line += f"; {args.sf_scale}: {off:+.0f} from its label, " + (
                         f"within ±{band:.0f}" if abs(off) <= band else f"OUTSIDE ±{band:.0f}")
@@ -462,21 +532,21 @@ def report(args, records):
     print(f"mean game: {sum(plies) / len(plies):.0f} plies, {sum(secs) / max(len(secs), 1):.1f} s")
 
     games = [(r["level"], opp[r["sf"]], r["score"]) for r in records]
-    levels = sorted({r["level"] for r in records})
-    # The knots of pwl (and the levels a polynomial is reported at): at or between levels played.
-    knots = sorted({float(k) for k in args.knots.split(",")} if args.knots else set(levels))
     if args.model != "pwl" and len(levels) <= int(args.model[4:]):
         print(f"\n{args.model} needs more levels than {len(levels)}: fitting pwl")
         args.model = "pwl"
-    curve, theta, cov = cfit.fit_model(args.model, knots, cfit.groups_of(games), args.prior_draws)
-    elos = curve.knot_values(theta)
-    by_point = {k: (lv, opp[sf], pairs) for k, (lv, sf, pairs) in pairs_by_point(records).items()}
-    ci = (cfit.bootstrap(args.model, knots, by_point, args.bootstrap, args.seed, args.prior_draws)
-          if args.bootstrap > 0 else
-          [(e - 1.96 * cfit.fisher_se(curve, cov, k), e + 1.96 * cfit.fisher_se(curve, cov, k))
-           for k, e in zip(knots, elos)])
-    how = (f"bootstrap over pairs, {args.bootstrap} resamples" if args.bootstrap > 0
-           else "observed information: it ignores draws and pairs, so it is usually too wide")
+    if args.sf_scale == "ladder":
+        how = f"bootstrap over pairs, {args.bootstrap} resamples; each knot read as a label on the ladder"
+    else:
+        curve, theta, cov = cfit.fit_model(args.model, knots, cfit.groups_of(games), args.prior_draws)
+        elos = curve.knot_values(theta)
+        by_point = {k: (lv, opp[sf], pairs) for k, (lv, sf, pairs) in pairs_by_point(records).items()}
+        ci = (cfit.bootstrap(args.model, knots, by_point, args.bootstrap, args.seed, args.prior_draws)
+              if args.bootstrap > 0 else
+              [(e - 1.96 * cfit.fisher_se(curve, cov, k), e + 1.96 * cfit.fisher_se(curve, cov, k))
+               for k, e in zip(knots, elos)])
+        how = (f"bootstrap over pairs, {args.bootstrap} resamples" if args.bootstrap > 0
+               else "observed information: it ignores draws and pairs, so it is usually too wide")
     print(f"\nfit of all {len(games)} games ({args.model}, {args.prior_draws:g} virtual draws per point; "
           f"Stockfish's scale: {args.sf_scale}; "
           f"95% intervals: {how}):")
@@ -501,11 +571,12 @@ def report(args, records):
                   "anchor; tests/limited_strength.rs reads them); yours to update: README's table and "
                   "docs/limited-strength.md's")
     if args.svg:
+        to_label = (lambda e: cfit.ladder_to_label(e, places)) if args.sf_scale == "ladder" else (lambda e: e)
         lo_x, hi_x = min(knots), max(knots)
         samples = [lo_x + (hi_x - lo_x) * i / 100 for i in range(101)]
         xlabel = "Skill Level" if mode == "skill" else "UCI_Elo"
         svg = cfit.svg_chart(f"lazuli's {label} on Stockfish 15.1's scale ({len(games)} games, {args.tc})",
-                             xlabel, [(x, cfit.value(curve, theta, x)) for x in samples],
+                             xlabel, [(x, to_label(cfit.value(curve, theta, x))) for x in samples],
                              [(k, e, lo, hi) for k, e, (lo, hi) in zip(knots, elos, ci)],
                              per_point, sorted({(r["level"], opp[r["sf"]]) for r in records}),
                              [(1320, "1320: UCI_Elo's lowest")] if mode == "skill" else [])
@@ -541,6 +612,11 @@ def main(argv=None):
     ap.add_argument("--sf-scale", choices=cfit.SF_SCALES, default="steps",
                     help="what Stockfish at UCI_Elo S plays: its integer level's label (steps, the "
                          "default since calibration-34f), or S itself (label, the fits before)")
+    ap.add_argument("--sf-games", action="append",
+                    help="with --sf-scale ladder: Stockfish-against-Stockfish games (tools/calib_ladder.py's "
+                         "JSON lines); repeatable")
+    ap.add_argument("--ladder-sigma", type=float, default=60.0,
+                    help="with --sf-scale ladder: the prior's standard deviation of a step about its labels' step")
     ap.add_argument("--bootstrap", type=int, help="resamples (default 1000; --quick 100; 0: Hessian)")
     ap.add_argument("--svg", help="write the chart here (docs/limited-strength.svg for the record)")
     ap.add_argument("--fit-only", action="store_true", help="play nothing: fit the results file")
