@@ -611,7 +611,8 @@ def main(argv=None):
     ap.add_argument("--prior-draws", type=float, default=1.0)
     ap.add_argument("--sf-scale", choices=cfit.SF_SCALES, default="steps",
                     help="what Stockfish at UCI_Elo S plays: its integer level's label (steps, the "
-                         "default since calibration-34f), or S itself (label, the fits before)")
+                         "default since calibration-34f), S itself (label, the fits before), or its "
+                         "integer level's place fitted with --sf-games (ladder, the anchors since 49b5e75)")
     ap.add_argument("--sf-games", action="append",
                     help="with --sf-scale ladder: Stockfish-against-Stockfish games (tools/calib_ladder.py's "
                          "JSON lines); repeatable")
