@@ -221,6 +221,20 @@ def groups_of(games):
     return out
 
 
+def newton_step(x, hess, grad, current, objective):
+    """One Newton step on a concave objective, halved until it does not fall: (the new point,
+    its objective, the largest coordinate moved)."""
+    step = solve([[-v for v in row] for row in hess], grad)
+    scale = 1.0
+    while True:
+        trial = [a + scale * d for a, d in zip(x, step)]
+        new = objective(trial)
+        if new >= current - 1e-12 or scale < 1e-6:
+            break
+        scale /= 2
+    return trial, new, max(abs(d) * scale for d in step)
+
+
 def loglik(curve, theta, groups, prior_draws):
     total = 0.0
     for (x, opp), (n, pts) in groups.items():
@@ -259,16 +273,9 @@ def fit(curve, groups, prior_draws=1.0, ridge=1e-9):
                 grad[i] += g * b[i]
                 for j in range(dim):
                     hess[i][j] -= w * b[i] * b[j]
-        step = solve([[-v for v in row] for row in hess], grad)
-        scale = 1.0
-        while True:
-            trial = [t + scale * s for t, s in zip(theta, step)]
-            new = loglik(curve, trial, groups, prior_draws)
-            if new >= current - 1e-12 or scale < 1e-6:
-                break
-            scale /= 2
-        theta, current = trial, new
-        if max(abs(s) * scale for s in step) < 1e-7:
+        theta, current, moved = newton_step(theta, hess, grad, current,
+                                            lambda t: loglik(curve, t, groups, prior_draws))
+        if moved < 1e-7:
             break
     cov = inverse([[-v for v in row] for row in hess])
     return theta, cov
@@ -354,6 +361,12 @@ def quantile(sorted_vals, q):
 # So `UCI_Elo` L_k means "plays as Stockfish's whole level k does", which is exactly what an
 # X-against-X check at a whole level tests.
 
+# The prior's standard deviation of a step of the ladder about its labels' step, in Elo: wide
+# enough that 100 games between two levels (about +-60 Elo alone) move their step, narrow
+# enough to keep a step that no game measures near its label.
+LADDER_SIGMA = 60.0
+
+
 def sf_whole_level(elo):
     """Stockfish 15.1's whole level at `UCI_Elo` elo: int(level), the depth it picks at less one."""
     return math.floor(sf_level(elo))
@@ -412,21 +425,24 @@ def _newton(dim, start, rows, prior, prior_draws, ridge=1e-9):
                 grad[i] -= d * vi
                 for j, vj in coef.items():
                     hess[i][j] -= vi * vj / (sigma * sigma)
-        step = solve([[-v for v in row] for row in hess], grad)
-        scale = 1.0
-        while True:
-            trial = [p + scale * s for p, s in zip(phi, step)]
-            new = objective(trial)
-            if new >= current - 1e-12 or scale < 1e-6:
-                break
-            scale /= 2
-        phi, current = trial, new
-        if max(abs(s) * scale for s in step) < 1e-7:
+        phi, current, moved = newton_step(phi, hess, grad, current, objective)
+        if moved < 1e-7:
             break
     return phi, inverse([[-v for v in row] for row in hess])
 
 
-def ladder_fit(knots, lz_groups, sf_groups, top_level, sigma=60.0, prior_draws=1.0):
+def ladder_groups(by):
+    """{(a, b): [games, points]} of {name: (a, b, [(y1, y2), ...])}: pairs summed by their two
+    sides (lazuli's level and Stockfish's whole level, or Stockfish's two levels)."""
+    out = {}
+    for a, b, pairs in by.values():
+        g = out.setdefault((a, b), [0, 0.0])
+        g[0] += sum(len(p) for p in pairs)
+        g[1] += sum(sum(p) for p in pairs)
+    return out
+
+
+def ladder_fit(knots, lz_groups, sf_groups, top_level, sigma=LADDER_SIGMA, prior_draws=1.0):
     """lazuli's monotone piecewise-linear curve and Stockfish's ladder, fitted together.
     `lz_groups`: {(x, k): [games, lazuli's points]} for lazuli at level x against Stockfish's
     whole level k; `sf_groups`: {(k1, k2): [games, k1's points]}; levels 0..top_level are
@@ -474,7 +490,7 @@ def ladder_fit(knots, lz_groups, sf_groups, top_level, sigma=60.0, prior_draws=1
         curve = PiecewiseLinear(curve.knots, blocks)
 
 
-def ladder_bootstrap(knots, lz_pairs, sf_pairs, top_level, resamples, seed, sigma=60.0,
+def ladder_bootstrap(knots, lz_pairs, sf_pairs, top_level, resamples, seed, sigma=LADDER_SIGMA,
                      prior_draws=1.0):
     """95% intervals of the label-scale Elo at each knot and of each level's place relative to
     its label (m_k - L_k), from refits on pairs drawn again with replacement within each point

@@ -325,15 +325,6 @@ def ladder_games(seed, lz_pairs=200, sf_pairs=150):
     return lz, sf
 
 
-def grouped(by):
-    out = {}
-    for a, b, pairs in by.values():
-        g = out.setdefault((a, b), [0, 0.0])
-        g[0] += sum(len(p) for p in pairs)
-        g[1] += sum(sum(p) for p in pairs)
-    return out
-
-
 @test
 def the_ladder_reads_places_back_as_labels():
     m = ladder_truth()
@@ -353,7 +344,7 @@ def the_ladder_reads_places_back_as_labels():
 def the_ladder_fit_recovers_uneven_steps():
     lz, sf = ladder_games(seed=21)
     knots = [0, 2, 4, 6, 8, 10]
-    curve, theta, places = cfit.ladder_fit(knots, grouped(lz), grouped(sf), 6)
+    curve, theta, places = cfit.ladder_fit(knots, cfit.ladder_groups(lz), cfit.ladder_groups(sf), 6)
     m = ladder_truth()
     assert places[0] == m[0]
     for k in range(1, 7):  # every step measured by 300 games and lazuli's: near the truth
@@ -372,7 +363,7 @@ def the_ladder_fit_recovers_uneven_steps():
     assert steps_err > ladder_err + 15, (steps_err, ladder_err)
     # Without Stockfish's games the prior holds each step near its label, and the fit tells
     # the two readings apart less well than with them.
-    c3, t3, p3 = cfit.ladder_fit(knots, grouped(lz), {}, 6, sigma=20.0)
+    c3, t3, p3 = cfit.ladder_fit(knots, cfit.ladder_groups(lz), {}, 6, sigma=20.0)
     assert all(abs(p3[k] - p3[k - 1] - (cfit.sf_label_of_level(k) - cfit.sf_label_of_level(k - 1))) < 60
                for k in range(1, 7)), p3
     # The bootstrap's intervals hold the fit and, nearly always, the truth.

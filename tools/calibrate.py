@@ -438,20 +438,12 @@ def ladder_report(args, records, knots):
                 for k, (a, b, pairs) in read_sf_games(args.sf_games or []).items()}
     top = max([k for _, k, _ in lz_pairs.values()] + [max(a, b) for a, b, _ in sf_pairs.values()])
 
-    def groups(pairs):
-        out = {}
-        for a, b, ps in pairs.values():
-            g = out.setdefault((a, b), [0, 0.0])
-            g[0] += sum(len(p) for p in ps)
-            g[1] += sum(sum(p) for p in ps)
-        return out
-
-    curve, theta, places = cfit.ladder_fit(knots, groups(lz_pairs), groups(sf_pairs), top,
+    curve, theta, places = cfit.ladder_fit(knots, cfit.ladder_groups(lz_pairs), cfit.ladder_groups(sf_pairs), top,
                                            args.ladder_sigma, args.prior_draws)
     elos = [cfit.ladder_to_label(e, places) for e in curve.knot_values(theta)]
     ci, place_ci = cfit.ladder_bootstrap(knots, lz_pairs, sf_pairs, top, args.bootstrap, args.seed,
                                          args.ladder_sigma, args.prior_draws)
-    sf_games = groups(sf_pairs)
+    sf_games = cfit.ladder_groups(sf_pairs)
     print(f"\nStockfish's ladder (its whole levels fitted beside lazuli's curve; level 0 pinned at its "
           f"label; each step's prior: its labels' step ± {args.ladder_sigma:g}; "
           f"{sum(n for n, _ in sf_games.values())} games of Stockfish against itself):")
@@ -616,7 +608,7 @@ def main(argv=None):
     ap.add_argument("--sf-games", action="append",
                     help="with --sf-scale ladder: Stockfish-against-Stockfish games (tools/calib_ladder.py's "
                          "JSON lines); repeatable")
-    ap.add_argument("--ladder-sigma", type=float, default=60.0,
+    ap.add_argument("--ladder-sigma", type=float, default=cfit.LADDER_SIGMA,
                     help="with --sf-scale ladder: the prior's standard deviation of a step about its labels' step")
     ap.add_argument("--bootstrap", type=int, help="resamples (default 1000; --quick 100; 0: Hessian)")
     ap.add_argument("--svg", help="write the chart here (docs/limited-strength.svg for the record)")
