@@ -84,7 +84,7 @@ def sf_elo(elo, scale):
     if scale == "label":
         return float(elo)
     if scale in ("steps", "ladder"):  # the ladder's places are fitted: ladder_fit
-        return sf_label_of_level(math.floor(sf_level(elo)))  # int(level), as Stockfish
+        return sf_label_of_level(sf_whole_level(elo))  # int(level), as Stockfish
     raise ValueError(f"scale {scale!r}: one of {SF_SCALES}")
 
 
@@ -211,37 +211,81 @@ def value(curve, theta, x):
 # Maximum likelihood.
 # ---------------------------------------------------------------------------------------------
 
-def groups_of(games):
-    """Games (level, opponent Elo, lazuli's score) -> {(level, opponent): [games, points]}."""
+def tally(games):
+    """Games (a, b, a's score) -> {(a, b): [games, points]}."""
     out = {}
-    for x, opp, y in games:
-        g = out.setdefault((float(x), float(opp)), [0, 0.0])
+    for a, b, y in games:
+        g = out.setdefault((a, b), [0, 0.0])
         g[0] += 1
         g[1] += y
     return out
 
 
-def newton_step(x, hess, grad, current, objective):
-    """One Newton step on a concave objective, halved until it does not fall: (the new point,
-    its objective, the largest coordinate moved)."""
-    step = solve([[-v for v in row] for row in hess], grad)
-    scale = 1.0
-    while True:
-        trial = [a + scale * d for a, d in zip(x, step)]
-        new = objective(trial)
-        if new >= current - 1e-12 or scale < 1e-6:
+def groups_of(games):
+    """Games (level, opponent Elo, lazuli's score) -> {(level, opponent): [games, points]}."""
+    return tally((float(x), float(opp), y) for x, opp, y in games)
+
+
+def maximise(start, rows, prior=(), prior_draws=1.0, ridge=1e-9):
+    """Newton's method for the maximum of a logistic log-likelihood plus a quadratic prior, each
+    step halved until the objective does not fall. A row is (coef {index: value}, constant,
+    games, points): its expected score is E(constant + coef . phi), with `prior_draws` virtual
+    draws added. `prior`: [(coef, target, sigma)], each adding -(coef . phi - target)^2 /
+    (2 sigma^2). Returns (phi, covariance from the observed information)."""
+    c = LOG10 / 400.0
+    dim = len(start)
+
+    def lin(coef, phi):
+        return sum(v * phi[i] for i, v in coef.items())
+
+    def objective(phi):
+        total = 0.0
+        for coef, const, n, pts in rows:
+            n, pts = n + prior_draws, pts + prior_draws / 2
+            e = min(max(expected(const + lin(coef, phi)), 1e-300), 1 - 1e-16)
+            total += pts * math.log(e) + (n - pts) * math.log(1.0 - e)
+        for coef, target, sigma in prior:
+            total -= (lin(coef, phi) - target) ** 2 / (2 * sigma * sigma)
+        return total
+
+    phi = list(start)
+    current = objective(phi)
+    hess = None
+    for _ in range(100):
+        grad = [0.0] * dim
+        hess = [[-ridge if i == j else 0.0 for j in range(dim)] for i in range(dim)]
+        for coef, const, n, pts in rows:
+            n, pts = n + prior_draws, pts + prior_draws / 2
+            e = expected(const + lin(coef, phi))
+            g, w = c * (pts - n * e), c * c * n * e * (1.0 - e)
+            for i, vi in coef.items():
+                grad[i] += g * vi
+                for j, vj in coef.items():
+                    hess[i][j] -= w * vi * vj
+        for coef, target, sigma in prior:
+            d = (lin(coef, phi) - target) / (sigma * sigma)
+            for i, vi in coef.items():
+                grad[i] -= d * vi
+                for j, vj in coef.items():
+                    hess[i][j] -= vi * vj / (sigma * sigma)
+        step = solve([[-v for v in row] for row in hess], grad)
+        scale = 1.0
+        while True:
+            trial = [a + scale * d for a, d in zip(phi, step)]
+            new = objective(trial)
+            if new >= current - 1e-12 or scale < 1e-6:
+                break
+            scale /= 2
+        phi, current = trial, new
+        if max(abs(d) * scale for d in step) < 1e-7:
             break
-        scale /= 2
-    return trial, new, max(abs(d) * scale for d in step)
+    return phi, inverse([[-v for v in row] for row in hess])
 
 
-def loglik(curve, theta, groups, prior_draws):
-    total = 0.0
-    for (x, opp), (n, pts) in groups.items():
-        n, pts = n + prior_draws, pts + prior_draws / 2
-        e = min(max(expected(value(curve, theta, x) - opp), 1e-300), 1 - 1e-16)
-        total += pts * math.log(e) + (n - pts) * math.log(1.0 - e)
-    return total
+def curve_rows(curve, groups):
+    """maximise's rows of lazuli's games: {(level, opponent Elo): [games, points]} on `curve`."""
+    return [({i: b for i, b in enumerate(curve.basis(x)) if b != 0.0}, -opp, n, pts)
+            for (x, opp), (n, pts) in groups.items()]
 
 
 def fit(curve, groups, prior_draws=1.0, ridge=1e-9):
@@ -255,30 +299,7 @@ def fit(curve, groups, prior_draws=1.0, ridge=1e-9):
         theta = [mean_opp] * dim
     else:
         theta[0] = mean_opp
-    c = LOG10 / 400.0
-    current = loglik(curve, theta, groups, prior_draws)
-    hess = None
-    for _ in range(100):
-        grad = [0.0] * dim
-        hess = [[-ridge] * dim for _ in range(dim)]
-        for (x, opp), (n, pts) in groups.items():
-            n, pts = n + prior_draws, pts + prior_draws / 2
-            b = curve.basis(x)
-            e = expected(value(curve, theta, x) - opp)
-            g = c * (pts - n * e)
-            w = c * c * n * e * (1.0 - e)
-            for i in range(dim):
-                if b[i] == 0.0:
-                    continue
-                grad[i] += g * b[i]
-                for j in range(dim):
-                    hess[i][j] -= w * b[i] * b[j]
-        theta, current, moved = newton_step(theta, hess, grad, current,
-                                            lambda t: loglik(curve, t, groups, prior_draws))
-        if moved < 1e-7:
-            break
-    cov = inverse([[-v for v in row] for row in hess])
-    return theta, cov
+    return maximise(theta, curve_rows(curve, groups), (), prior_draws, ridge)
 
 
 def fit_monotone(knots, groups, prior_draws=1.0):
@@ -289,11 +310,20 @@ def fit_monotone(knots, groups, prior_draws=1.0):
     curve = PiecewiseLinear(knots)
     while True:
         theta, cov = fit(curve, groups, prior_draws)
-        bad = next((i for i in range(len(theta) - 1) if theta[i + 1] < theta[i] - 1e-6), None)
-        if bad is None:
+        pooled = pool_first_violator(curve, theta)
+        if pooled is None:
             return curve, theta, cov
-        blocks = curve.blocks[:bad] + [curve.blocks[bad] + curve.blocks[bad + 1]] + curve.blocks[bad + 2:]
-        curve = PiecewiseLinear(curve.knots, blocks)
+        curve = pooled
+
+
+def pool_first_violator(curve, theta):
+    """The piecewise-linear `curve` with its first pair of adjacent blocks whose Elo falls
+    pooled into one, or None when theta never falls."""
+    bad = next((i for i in range(len(theta) - 1) if theta[i + 1] < theta[i] - 1e-6), None)
+    if bad is None:
+        return None
+    blocks = curve.blocks[:bad] + [curve.blocks[bad] + curve.blocks[bad + 1]] + curve.blocks[bad + 2:]
+    return PiecewiseLinear(curve.knots, blocks)
 
 
 def fit_model(model, knots, groups, prior_draws=1.0):
@@ -322,18 +352,21 @@ def bootstrap(model, knots, pairs_by_point, resamples, seed, prior_draws=1.0):
     rng = random.Random(seed)
     samples = []
     for _ in range(resamples):
-        games = []
-        for level, opp, pairs in pairs_by_point.values():
-            for _ in range(len(pairs)):
-                for y in pairs[rng.randrange(len(pairs))]:
-                    games.append((level, opp, y))
-        curve, theta, _ = fit_model(model, knots, groups_of(games), prior_draws)
+        curve, theta, _ = fit_model(model, knots, groups_of(resampled(rng, pairs_by_point)), prior_draws)
         samples.append(curve.knot_values(theta))
-    out = []
-    for k in range(len(knots)):
-        vals = sorted(s[k] for s in samples)
-        out.append((quantile(vals, 0.025), quantile(vals, 0.975)))
-    return out
+    return bands(samples)
+
+
+def resampled(rng, by):
+    """Games (a, b, y) of {name: (a, b, [(y1, y2), ...])} with each name's pairs drawn again
+    with replacement, as many as it has."""
+    return [(a, b, y) for a, b, pairs in by.values()
+            for _ in range(len(pairs)) for y in pairs[rng.randrange(len(pairs))]]
+
+
+def bands(samples):
+    """The 2.5% and 97.5% quantiles of each coordinate of `samples` (lists of equal length)."""
+    return [(quantile(v, 0.025), quantile(v, 0.975)) for v in (sorted(c) for c in zip(*samples))]
 
 
 def quantile(sorted_vals, q):
@@ -385,61 +418,10 @@ def ladder_to_label(r, places):
     return labels[i] + t * (labels[i + 1] - labels[i])
 
 
-def _newton(dim, start, rows, prior, prior_draws, ridge=1e-9):
-    """Maximum of sum over rows of the logistic log-likelihood plus a quadratic prior. A row is
-    (coef {index: value}, constant, games, points): its expected score is E(constant + coef .
-    phi). `prior`: [(coef, target, sigma)], each adding -(coef . phi - target)^2 / (2 sigma^2).
-    Returns (phi, covariance)."""
-    c = LOG10 / 400.0
-
-    def lin(coef, const, phi):
-        return const + sum(v * phi[i] for i, v in coef.items())
-
-    def objective(phi):
-        total = 0.0
-        for coef, const, n, pts in rows:
-            n, pts = n + prior_draws, pts + prior_draws / 2
-            e = min(max(expected(lin(coef, 0.0, phi) + const), 1e-300), 1 - 1e-16)
-            total += pts * math.log(e) + (n - pts) * math.log(1.0 - e)
-        for coef, target, sigma in prior:
-            total -= (lin(coef, 0.0, phi) - target) ** 2 / (2 * sigma * sigma)
-        return total
-
-    phi = list(start)
-    current = objective(phi)
-    hess = None
-    for _ in range(100):
-        grad = [0.0] * dim
-        hess = [[-ridge if i == j else 0.0 for j in range(dim)] for i in range(dim)]
-        for coef, const, n, pts in rows:
-            n, pts = n + prior_draws, pts + prior_draws / 2
-            e = expected(lin(coef, const, phi))
-            g, w = c * (pts - n * e), c * c * n * e * (1.0 - e)
-            for i, vi in coef.items():
-                grad[i] += g * vi
-                for j, vj in coef.items():
-                    hess[i][j] -= w * vi * vj
-        for coef, target, sigma in prior:
-            d = (lin(coef, 0.0, phi) - target) / (sigma * sigma)
-            for i, vi in coef.items():
-                grad[i] -= d * vi
-                for j, vj in coef.items():
-                    hess[i][j] -= vi * vj / (sigma * sigma)
-        phi, current, moved = newton_step(phi, hess, grad, current, objective)
-        if moved < 1e-7:
-            break
-    return phi, inverse([[-v for v in row] for row in hess])
-
-
 def ladder_groups(by):
     """{(a, b): [games, points]} of {name: (a, b, [(y1, y2), ...])}: pairs summed by their two
     sides (lazuli's level and Stockfish's whole level, or Stockfish's two levels)."""
-    out = {}
-    for a, b, pairs in by.values():
-        g = out.setdefault((a, b), [0, 0.0])
-        g[0] += sum(len(p) for p in pairs)
-        g[1] += sum(sum(p) for p in pairs)
-    return out
+    return tally((a, b, y) for a, b, pairs in by.values() for p in pairs for y in p)
 
 
 def ladder_fit(knots, lz_groups, sf_groups, top_level, sigma=LADDER_SIGMA, prior_draws=1.0):
@@ -450,6 +432,13 @@ def ladder_fit(knots, lz_groups, sf_groups, top_level, sigma=LADDER_SIGMA, prior
     curve's Elo is on the ladder's scale (ladder_to_label reads it as a label)."""
     curve = PiecewiseLinear(knots)
     labels = [sf_label_of_level(k) for k in range(top_level + 1)]
+
+    def minus(a, b):  # the (coef, constant) of a - b, each a (coef, constant)
+        coef = dict(a[0])
+        for i, v in b[0].items():
+            coef[i] = coef.get(i, 0.0) - v
+        return coef, a[1] - b[1]
+
     while True:
         dc = len(curve.blocks)
 
@@ -458,36 +447,26 @@ def ladder_fit(knots, lz_groups, sf_groups, top_level, sigma=LADDER_SIGMA, prior
 
         rows = []
         for (x, k), (n, pts) in lz_groups.items():
-            coef = {i: b for i, b in enumerate(curve.basis(x)) if b != 0.0}
-            mc, mk = m(k)
-            for i, v in mc.items():
-                coef[i] = coef.get(i, 0.0) - v
-            rows.append((coef, -mk, n, pts))
+            r = ({i: b for i, b in enumerate(curve.basis(x)) if b != 0.0}, 0.0)
+            rows.append((*minus(r, m(k)), n, pts))
         for (k1, k2), (n, pts) in sf_groups.items():
-            (c1, v1), (c2, v2) = m(k1), m(k2)
-            coef = dict(c1)
-            for i, v in c2.items():
-                coef[i] = coef.get(i, 0.0) - v
+            coef, const = minus(m(k1), m(k2))
             if coef:
-                rows.append((coef, v1 - v2, n, pts))
+                rows.append((coef, const, n, pts))
         prior = []
         for k in range(1, top_level + 1):
-            (c1, v1), (c0, v0) = m(k), m(k - 1)
-            coef = dict(c1)
-            for i, v in c0.items():
-                coef[i] = coef.get(i, 0.0) - v
-            prior.append((coef, labels[k] - labels[k - 1] - (v1 - v0), sigma))
+            coef, const = minus(m(k), m(k - 1))
+            prior.append((coef, labels[k] - labels[k - 1] - const, sigma))
         mean = sum(labels[k] * n for (_, k), (n, _) in lz_groups.items()) / sum(
             n for n, _ in lz_groups.values())
-        phi, _ = _newton(dc + top_level, [mean] * dc + labels[1:], rows, prior, prior_draws)
+        phi, _ = maximise([mean] * dc + labels[1:], rows, prior, prior_draws)
         theta, places = phi[:dc], [labels[0]] + phi[dc:]
-        bad = next((i for i in range(len(theta) - 1) if theta[i + 1] < theta[i] - 1e-6), None)
-        if bad is None:
+        pooled = pool_first_violator(curve, theta)
+        if pooled is None:
             if any(b <= a for a, b in zip(places, places[1:])):
                 raise ValueError("the fitted ladder does not rise at every step: more games needed")
             return curve, theta, places
-        blocks = curve.blocks[:bad] + [curve.blocks[bad] + curve.blocks[bad + 1]] + curve.blocks[bad + 2:]
-        curve = PiecewiseLinear(curve.knots, blocks)
+        curve = pooled
 
 
 def ladder_bootstrap(knots, lz_pairs, sf_pairs, top_level, resamples, seed, sigma=LADDER_SIGMA,
@@ -500,26 +479,11 @@ def ladder_bootstrap(knots, lz_pairs, sf_pairs, top_level, resamples, seed, sigm
     rng = random.Random(seed)
     knot_samples, place_samples = [], []
     for _ in range(resamples):
-        lz, sf = {}, {}
-        for src, dst in ((lz_pairs, lz), (sf_pairs, sf)):
-            for a, b, pairs in src.values():
-                for _ in range(len(pairs)):
-                    for y in pairs[rng.randrange(len(pairs))]:
-                        g = dst.setdefault((a, b), [0, 0.0])
-                        g[0] += 1
-                        g[1] += y
+        lz, sf = (tally(resampled(rng, by)) for by in (lz_pairs, sf_pairs))
         curve, theta, places = ladder_fit(knots, lz, sf, top_level, sigma, prior_draws)
         knot_samples.append([ladder_to_label(e, places) for e in curve.knot_values(theta)])
         place_samples.append([p - sf_label_of_level(k) for k, p in enumerate(places)])
-
-    def bands(samples, n):
-        out = []
-        for k in range(n):
-            vals = sorted(s[k] for s in samples)
-            out.append((quantile(vals, 0.025), quantile(vals, 0.975)))
-        return out
-
-    return bands(knot_samples, len(knots)), bands(place_samples, top_level + 1)
+    return bands(knot_samples), bands(place_samples)
 
 
 # ---------------------------------------------------------------------------------------------
