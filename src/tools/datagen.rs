@@ -5,30 +5,32 @@
 //! cleared before every game): `--nodes` exactly, or with `--soft-nodes` no new iteration after
 //! that many nodes and `--nodes` as the hard cap. It is adjudicated: a win once both sides agree for
 //! a few plies that one side is far ahead, a draw after a long quiet stretch late in the game.
-//! Every position of the game is written with the search's score and the game's result, except
-//! positions in check, positions whose best move is a capture or a promotion, and mate scores
-//! (all three are poor targets for a static evaluation).
+//! Every searched position of the game is written with the search's best move (the move played,
+//! but for the last position of an adjudicated game), its score and the game's result; the trainer skips those it does not learn from (in check, a capture
+//! or promotion played, mate scores), which keeps the games unbroken for the format.
 //!
-//! Output: marlinformat records ([`super::format`], 32 bytes each) in chunk files
-//! `seed<S>-chunk<K>.bin` of `--chunk-games` games each. Game `g` draws its opening from a
+//! Output: Stockfish's binpack ([`super::binpack`], a few bytes a position) in chunk files
+//! `seed<S>-chunk<K>.binpack` of `--chunk-games` games each. Game `g` draws its opening from a
 //! generator seeded by `(seed, g)`, so chunk `K` of seed `S` is the same file on every machine
 //! and with any number of threads. A chunk is written to a temporary name and renamed when
 //! complete; a second run with the same flags skips the chunks already there, so an
-//! interrupted run resumes where it stopped.
+//! interrupted run resumes where it stopped. With `--manifest`, each completed chunk appends a
+//! line to the data store's manifest (lab/data/README.md): its data set, build, command, seed,
+//! games, positions, bytes and SHA-256.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lazuli::{Engine, Error, Limits, Position, ScoreKind, SearchResult, Silent};
-use shakmaty::{Chess, Color, Position as _};
+use lazuli::{BenchConfig, Engine, Error, Limits, Position, ScoreKind, SearchResult, Silent};
+use sha2::{Digest, Sha256};
+use shakmaty::{Color, Position as _};
 
-use super::format::{self, PackedBoard};
+use super::binpack::{self, Game, Ply};
 use super::rng::Rng;
 use super::{available_threads, number};
 
-/// Positions are written only when the search's score is within this (no mates).
-const MAX_RECORDED_SCORE: i32 = 10_000;
 /// A win is adjudicated when the score has been at least this, for the same side, ...
 const WIN_SCORE: i32 = 1000;
 /// ... for this many consecutive plies.
@@ -91,6 +93,12 @@ pub struct DatagenConfig {
     /// repeatable.
     #[arg(long = "option", value_name = "NAME=VALUE", value_parser = name_value)]
     pub options: Vec<(String, String)>,
+    /// The data store's manifest: each completed chunk appends its line (see lab/data).
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// The build's commit, for the manifest (its `Bench` is measured at the start).
+    #[arg(long, value_name = "COMMIT", default_value = "unknown")]
+    pub commit: String,
 }
 
 /// `NAME=VALUE` as name and value.
@@ -106,8 +114,11 @@ impl DatagenConfig {
     }
 
     fn chunk_path(&self, chunk: u64) -> PathBuf {
-        self.out
-            .join(format!("seed{}-chunk{chunk:06}.bin", self.seed))
+        self.out.join(format!(
+            "seed{}-chunk{chunk:06}.{}",
+            self.seed,
+            binpack::EXTENSION
+        ))
     }
 }
 
@@ -174,12 +185,12 @@ impl Player<'_> {
         }
     }
 
-    /// Plays game `game`: its records and what its searches cost.
+    /// Plays game `game`: its record and what its searches cost.
     ///
     /// The engine's position is set once after the opening and then advanced a move at a
     /// time ([`Engine::play_move`]); rebuilding it from the whole move list before every
     /// search cost 0.3% of the instructions (callgrind, docs/nets.md).
-    fn play(&mut self, game: u64) -> Result<(Vec<PackedBoard>, Searches), Error> {
+    fn play(&mut self, game: u64) -> Result<(Game, Searches), Error> {
         let mut rng = Rng::new(self.config.seed ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let line = self.opening(&mut rng)?;
         let fen = (!line[0].is_empty()).then(|| line[0].clone());
@@ -187,7 +198,7 @@ impl Player<'_> {
         self.engine.new_game();
         self.engine.set_position(fen.as_deref(), &opening)?;
         let mut searches = Searches::default();
-        let mut pending: Vec<(Chess, i16)> = Vec::new();
+        let mut plies: Vec<Ply> = Vec::new();
         let (mut win_run, mut draw_run) = (0usize, 0usize);
         let mut last_winner = None;
         let result: Wdl = loop {
@@ -220,6 +231,13 @@ impl Player<'_> {
             searches.depths += u64::from(depth);
             let best = best.expect("a legal move exists");
             let white_score = if white { score.0 } else { -score.0 };
+            // Written before adjudication: the last position of an adjudicated game keeps the
+            // search's best move, not played.
+            plies.push(Ply {
+                chess,
+                played: best,
+                score: score.0.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16,
+            });
             // Adjudication, from White's side.
             let winner = match score.kind() {
                 ScoreKind::Mate(_) => Some(white_score > 0),
@@ -243,18 +261,10 @@ impl Player<'_> {
             if draw_run >= DRAW_PLIES {
                 break 1;
             }
-            let quiet = !best.is_capture() && !best.is_promotion();
-            if quiet && !in_check && white_score.abs() < MAX_RECORDED_SCORE {
-                pending.push((chess, white_score as i16));
-            }
             self.engine
                 .play_move(&Position::uci(best, true).to_string())?;
         };
-        let records = pending
-            .iter()
-            .map(|(chess, score)| format::encode(chess, *score, result))
-            .collect();
-        Ok((records, searches))
+        Ok((Game { plies, wdl: result }, searches))
     }
 }
 
@@ -282,12 +292,6 @@ struct Tally {
 }
 
 impl Tally {
-    /// The share of the moves searched whose positions were written, in percent.
-    fn written_percent(&self) -> f64 {
-        let searched = self.searched.load(Ordering::Relaxed).max(1);
-        100.0 * self.positions.load(Ordering::Relaxed) as f64 / searched as f64
-    }
-
     /// Counts a game's searches.
     fn add(&self, searches: &Searches) {
         self.searched.fetch_add(searches.moves, Ordering::Relaxed);
@@ -320,6 +324,10 @@ fn workers(config: &DatagenConfig) -> usize {
 ///
 /// Directory, book and engine errors.
 fn generate(config: &DatagenConfig) -> Result<Tally, Error> {
+    let manifest = match &config.manifest {
+        Some(path) => Some(Manifest::open(path, config)?),
+        None => None,
+    };
     if config.soft_nodes.is_some_and(|soft| soft > config.nodes) {
         return Err(Error::InvalidCommand(format!(
             "--soft-nodes must not exceed --nodes ({})",
@@ -349,7 +357,7 @@ fn generate(config: &DatagenConfig) -> Result<Tally, Error> {
     std::thread::scope(|s| {
         for _ in 0..workers(config) {
             s.spawn(|| {
-                if let Err(e) = worker(config, &book, &next, &tally) {
+                if let Err(e) = worker(config, &book, &next, &tally, manifest.as_ref()) {
                     first_error.lock().get_or_insert(e);
                 }
                 running.fetch_sub(1, Ordering::SeqCst);
@@ -368,6 +376,7 @@ fn worker(
     book: &[String],
     next: &AtomicUsize,
     tally: &Tally,
+    manifest: Option<&Manifest>,
 ) -> Result<(), Error> {
     let mut player = Player {
         engine: player_engine(config)?,
@@ -386,17 +395,23 @@ fn worker(
         }
         let first = chunk * config.chunk_games;
         let last = (first + config.chunk_games).min(config.games);
-        let mut records = Vec::new();
+        let mut games = Vec::new();
         for game in first..last {
-            let (mut game_records, searches) = player.play(game)?;
+            let (record, searches) = player.play(game)?;
             tally.games.fetch_add(1, Ordering::Relaxed);
             tally.add(&searches);
             tally
                 .positions
-                .fetch_add(game_records.len() as u64, Ordering::Relaxed);
-            records.append(&mut game_records);
+                .fetch_add(record.plies.len() as u64, Ordering::Relaxed);
+            games.push(record);
         }
-        write_chunk(&path, &records)?;
+        let bytes = binpack::encode(&games)
+            .map_err(|e| Error::InvalidCommand(format!("{}: {e}", path.display())))?;
+        write_chunk(&path, &bytes)?;
+        if let Some(manifest) = manifest {
+            let positions = games.iter().map(|g| g.plies.len()).sum();
+            manifest.add(&path, last - first, positions, &bytes)?;
+        }
         tally.chunks_done.fetch_add(1, Ordering::SeqCst);
     }
 }
@@ -412,11 +427,80 @@ fn player_engine(config: &DatagenConfig) -> Result<Engine, Error> {
 }
 
 /// Writes a chunk under a temporary name, then renames it: a chunk file is always complete.
-fn write_chunk(path: &Path, records: &[PackedBoard]) -> Result<(), Error> {
+fn write_chunk(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let tmp = path.with_extension("tmp");
     let fail = |e: std::io::Error| Error::InvalidCommand(format!("{}: {e}", path.display()));
-    std::fs::write(&tmp, records.as_flattened()).map_err(fail)?;
+    std::fs::write(&tmp, bytes).map_err(fail)?;
     std::fs::rename(&tmp, path).map_err(fail)
+}
+
+/// The data store's manifest, appended to by the workers: a tab-separated line a chunk, in
+/// the columns of [`MANIFEST_COLUMNS`].
+struct Manifest {
+    file: parking_lot::Mutex<std::fs::File>,
+    /// The columns every line of this run shares.
+    set: String,
+    /// Commit, `Bench` and seed, tab-separated.
+    build: String,
+    command: String,
+}
+
+/// The manifest's header line.
+pub const MANIFEST_COLUMNS: &str =
+    "set\tfile\tcommit\tbench\tseed\tgames\tpositions\tbytes\tsha256\tcommand";
+
+impl Manifest {
+    /// Opens (or starts, with its header) the manifest, and measures the build's `Bench` with
+    /// the run's options.
+    fn open(path: &Path, config: &DatagenConfig) -> Result<Manifest, Error> {
+        let fail = |e: std::io::Error| Error::InvalidCommand(format!("{}: {e}", path.display()));
+        let bench = BenchConfig::default()
+            .run_on(player_engine(config)?, |_, _| {})?
+            .nodes;
+        let fresh = !path.exists();
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(fail)?;
+        if fresh {
+            writeln!(file, "{MANIFEST_COLUMNS}").map_err(fail)?;
+        }
+        let set = config
+            .out
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let command = std::env::args()
+            .skip(1)
+            .filter(|a| !a.contains('\t'))
+            .collect::<Vec<_>>()
+            .join(" ");
+        Ok(Manifest {
+            file: parking_lot::Mutex::new(file),
+            set,
+            build: format!("{}\t{bench}\t{}", config.commit, config.seed),
+            command,
+        })
+    }
+
+    /// Appends a completed chunk's line.
+    fn add(&self, path: &Path, games: u64, positions: usize, bytes: &[u8]) -> Result<(), Error> {
+        let sha: String = Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let name = path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let (set, build, command, size) = (&self.set, &self.build, &self.command, bytes.len());
+        let mut file = self.file.lock();
+        writeln!(
+            file,
+            "{set}\t{name}\t{build}\t{games}\t{positions}\t{size}\t{sha}\t{command}"
+        )
+        .and_then(|()| file.flush())
+        .map_err(|e| Error::InvalidCommand(format!("manifest: {e}")))
+    }
 }
 
 /// A progress line on stderr every few seconds until every chunk is done or skipped, or no
@@ -447,13 +531,9 @@ fn report_progress(config: &DatagenConfig, tally: &Tally, running: &AtomicUsize,
         };
         let (rate, per_thread) = tally.rates(config, secs);
         eprint!(
-            "\r{positions} positions, {games} games, {:.0} positions/s ({:.0} a thread, {:.0}% of \
-             the moves searched written), chunks {done}+{skipped} skipped of {chunks}, about {:.0} s \
-             left   ",
-            rate,
-            per_thread,
-            tally.written_percent(),
-            left
+            "\r{positions} positions, {games} games, {:.0} positions/s ({:.0} a thread), chunks \
+             {done}+{skipped} skipped of {chunks}, about {:.0} s left   ",
+            rate, per_thread, left
         );
         if finished {
             eprintln!();
@@ -462,20 +542,21 @@ fn report_progress(config: &DatagenConfig, tally: &Tally, running: &AtomicUsize,
     }
 }
 
-/// FNV-1a over every chunk of the run in chunk order: the data set's fingerprint.
-fn fingerprint(config: &DatagenConfig) -> Result<(u64, u64), Error> {
-    let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    let mut records = 0;
+/// The SHA-256 of every chunk of the run concatenated in chunk order (the data set's
+/// fingerprint, `cat DIR/*.binpack | sha256sum`), its positions and bytes.
+fn fingerprint(config: &DatagenConfig) -> Result<(String, u64, u64), Error> {
+    let mut hash = Sha256::new();
+    let (mut positions, mut total) = (0, 0);
     for chunk in 0..config.chunks() {
         let path = config.chunk_path(chunk);
-        let bytes = std::fs::read(&path)
-            .map_err(|e| Error::InvalidCommand(format!("{}: {e}", path.display())))?;
-        records += (bytes.len() / format::RECORD_BYTES) as u64;
-        for b in bytes {
-            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
+        let fail = |e: String| Error::InvalidCommand(format!("{}: {e}", path.display()));
+        let bytes = std::fs::read(&path).map_err(|e| fail(e.to_string()))?;
+        positions += binpack::count(&bytes).map_err(fail)? as u64;
+        total += bytes.len() as u64;
+        hash.update(&bytes);
     }
-    Ok((hash, records))
+    let hex = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    Ok((hex, positions, total))
 }
 
 /// `lazuli datagen ...`: progress on stderr, a summary on stdout.
@@ -486,15 +567,15 @@ fn fingerprint(config: &DatagenConfig) -> Result<(u64, u64), Error> {
 pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
     let start = Instant::now();
     let tally = generate(config)?;
-    let (hash, records) = fingerprint(config)?;
+    let (hash, records, bytes) = fingerprint(config)?;
     let secs = start.elapsed().as_secs_f64();
     let positions = tally.positions.load(Ordering::Relaxed);
     let (nodes_a_move, depth_a_move) = tally.per_move();
     println!(
         "datagen seed {} games {} ({} chunks of {}, {} written now, {} already there) nodes {}{}: \
-         {records} positions in {}, fingerprint {hash:016x}, {secs:.0} s; written now: \
-         {positions} positions from {} moves searched ({:.1}%; {:.0} nodes, depth {:.2} a move), \
-         {:.0} positions/s a thread",
+         {records} positions in {} ({bytes} bytes, {:.2} a position), SHA-256 {hash}, {secs:.0} s; \
+         written now: {positions} positions ({:.0} nodes, depth {:.2} a move), {:.0} positions/s \
+         a thread",
         config.seed,
         config.games,
         config.chunks(),
@@ -506,8 +587,7 @@ pub fn run_cli(config: &DatagenConfig) -> Result<(), Error> {
             .soft_nodes
             .map_or_else(String::new, |soft| format!(" (soft {soft})")),
         config.out.display(),
-        tally.searched.load(Ordering::Relaxed),
-        tally.written_percent(),
+        bytes as f64 / records.max(1) as f64,
         nodes_a_move,
         depth_a_move,
         tally.rates(config, secs).1,
@@ -532,6 +612,8 @@ mod tests {
             book: None,
             hash_mb: 1,
             options: vec![("Move Overhead".into(), "0".into())],
+            manifest: None,
+            commit: "unknown".into(),
         }
     }
 
@@ -595,10 +677,13 @@ mod tests {
         let _ = std::fs::remove_dir_all(&base);
         let tally = generate(&config(&one, 1)).unwrap();
         generate(&config(&two, 2)).unwrap();
-        // Not every searched move is written (checks, captures), and no position twice.
+        // Every searched move is written, once.
         let searched = tally.searched.load(Ordering::SeqCst);
         let written = tally.positions.load(Ordering::SeqCst);
-        assert!(0 < written && written < searched, "{written} of {searched}");
+        assert!(
+            0 < written && written == searched,
+            "{written} of {searched}"
+        );
         let a = fingerprint(&config(&one, 1)).unwrap();
         assert_eq!(
             a,
@@ -606,15 +691,33 @@ mod tests {
             "threads change nothing"
         );
         assert!(a.1 > 20, "{} positions", a.1);
+        assert!(a.2 < 6 * a.1, "{} bytes for {} positions", a.2, a.1);
         // A removed chunk is made again, the same; the other is skipped.
         std::fs::remove_file(config(&one, 1).chunk_path(1)).unwrap();
         let again = generate(&config(&one, 1)).unwrap();
         assert_eq!(again.chunks_skipped.load(Ordering::SeqCst), 1);
         assert_eq!(fingerprint(&config(&one, 1)).unwrap(), a);
-        for record in format::read_dir(&one).unwrap() {
-            let d = format::decode(&record).unwrap();
-            assert!(d.wdl <= 2 && i32::from(d.score).abs() < MAX_RECORDED_SCORE);
+        // Every game's positions follow each other, each with its legal move played, and the
+        // trainer keeps some of them, not all.
+        let (mut entries, mut kept) = (0, 0);
+        for chunk in 0..2 {
+            let bytes = std::fs::read(config(&one, 1).chunk_path(chunk)).unwrap();
+            let decoded = binpack::decode(&bytes).unwrap();
+            for pair in decoded.windows(2) {
+                if pair[1].ply == pair[0].ply + 1 {
+                    let mut after = pair[0].chess.clone();
+                    after.play_unchecked(pair[0].played);
+                    assert_eq!(after, pair[1].chess);
+                }
+            }
+            entries += decoded.len();
+            kept += decoded
+                .iter()
+                .filter(|e| binpack::training(e, 10_000).is_some())
+                .count();
         }
+        assert_eq!(entries as u64, a.1);
+        assert!(0 < kept && kept < entries, "{kept} of {entries}");
         let _ = std::fs::remove_dir_all(&base);
     }
 
@@ -651,6 +754,54 @@ mod tests {
         let _ = std::fs::remove_dir_all(&base);
     }
 
+    /// The manifest: its header once, then a line a completed chunk whose figures are the
+    /// file's (bytes, SHA-256, positions) and the build's `Bench`.
+    #[test]
+    fn manifest_lines_describe_their_chunks() {
+        let base = std::env::temp_dir().join(format!("lazuli-datagen-mf-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let path = base.join("manifest.tsv");
+        std::fs::create_dir_all(&base).unwrap();
+        let run = DatagenConfig {
+            manifest: Some(path.clone()),
+            commit: "abc1234".into(),
+            ..config(&base.join("set1"), 2)
+        };
+        generate(&run).unwrap();
+        generate(&run).unwrap(); // every chunk skipped: no new line
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(MANIFEST_COLUMNS));
+        let mut rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+        rows.sort_by_key(|r| r[1]);
+        assert_eq!(rows.len(), 2);
+        let bench = BenchConfig::default()
+            .run_on(player_engine(&run).unwrap(), |_, _| {})
+            .unwrap()
+            .nodes;
+        for (chunk, row) in rows.iter().enumerate() {
+            let bytes = std::fs::read(run.chunk_path(chunk as u64)).unwrap();
+            let sha: String = Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let positions = binpack::count(&bytes).unwrap().to_string();
+            let expected = [
+                "set1",
+                &format!("seed7-chunk{chunk:06}.binpack"),
+                "abc1234",
+                &bench.to_string(),
+                "7",
+                "2",
+                &positions,
+                &bytes.len().to_string(),
+                &sha,
+            ];
+            assert_eq!(row[..9], expected);
+        }
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
     /// A refused option ends the run before any chunk (each worker fails as it sets up its
     /// engine); a worker that fails mid-run (its chunk cannot be written) ends it with the
     /// error. Both hung before (the progress line waited for every chunk), so each run is
@@ -673,7 +824,12 @@ mod tests {
         ));
         let e = within_a_minute(refused);
         assert!(e.to_string().contains("missing.lznn"), "{e}");
-        assert!(format::read_dir(&base.join("refused")).unwrap().is_empty());
+        assert!(
+            std::fs::read_dir(base.join("refused"))
+                .unwrap()
+                .next()
+                .is_none()
+        );
         // The temporary name of chunk 0 taken by a directory: its write fails.
         let blocked = config(&base.join("blocked"), 1);
         std::fs::create_dir_all(blocked.chunk_path(0).with_extension("tmp")).unwrap();

@@ -18,14 +18,17 @@
 //! for Black). Role 6 is read back as a plain rook: the network does not see castling rights.
 //! Role 7 is invalid, as is more than 32 occupied squares or a result above 2.
 //!
-//! A data set is a file of concatenated records, or a directory whose `*.bin` files are read in
-//! name order ([`read_dir`]).
+//! A data set is a file of concatenated records, or a directory whose `*.bin` files (and
+//! `*.binpack` files, [`super::binpack`]) are read in name order ([`read_dir`]).
 
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use shakmaty::{Chess, Color, EnPassantMode, Position};
+
+use super::binpack;
+use super::train::MAX_ABS_SCORE;
 
 /// Size of one packed position in bytes.
 pub const RECORD_BYTES: usize = 32;
@@ -211,21 +214,23 @@ pub fn read_file(path: &Path) -> io::Result<Vec<PackedBoard>> {
     Ok(records)
 }
 
-/// Reads every `*.bin` file of a directory, in file-name order, into one list.
+/// Reads every data file of a directory (`*.bin`, `*.binpack`), in file-name order, into one
+/// list.
 pub fn read_dir(dir: &Path) -> io::Result<Vec<PackedBoard>> {
     let mut records = Vec::new();
     for path in data_files(dir)? {
-        records.append(&mut read_file(&path)?);
+        records.append(&mut read_any(&path)?);
     }
     Ok(records)
 }
 
-/// The `*.bin` files of a directory, sorted by name.
+/// The data files of a directory (`*.bin`, `*.binpack`), sorted by name.
 pub fn data_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in fs::read_dir(dir)? {
         let path = entry?.path();
-        if path.is_file() && path.extension().is_some_and(|e| e == DATA_EXTENSION) {
+        let data = |e: &std::ffi::OsStr| e == DATA_EXTENSION || e == binpack::EXTENSION;
+        if path.is_file() && path.extension().is_some_and(data) {
             files.push(path);
         }
     }
@@ -233,10 +238,19 @@ pub fn data_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Reads a file or, for a directory, every `*.bin` file in it.
+/// Reads a file or, for a directory, every data file in it.
 pub fn read_path(path: &Path) -> io::Result<Vec<PackedBoard>> {
     if path.is_dir() {
         read_dir(path)
+    } else {
+        read_any(path)
+    }
+}
+
+/// One data file: a binpack's positions the trainer learns from, or marlinformat records.
+fn read_any(path: &Path) -> io::Result<Vec<PackedBoard>> {
+    if path.extension().is_some_and(|e| e == binpack::EXTENSION) {
+        binpack::read_training(path, MAX_ABS_SCORE)
     } else {
         read_file(path)
     }

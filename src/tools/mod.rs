@@ -5,6 +5,7 @@
 //! They drive the engine only through the library's public API, and their dependencies
 //! (clap, plotters, indicatif, serde, ctrlc) are linked into the binary alone.
 
+pub mod binpack;
 pub mod chart;
 pub mod datagen;
 pub mod format;
