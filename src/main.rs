@@ -1,6 +1,7 @@
 //! The `lazuli` binary. Without arguments it speaks UCI on standard input and output. Its
-//! subcommands (`bench`, `bench scaling`, `study nullmove`, `datagen`, `train`, `loss`) are
-//! parsed by clap and live in this binary's own module tree, outside the library. Any other
+//! subcommands (`bench`, `bench scaling`, `study nullmove`) are parsed by clap and live in this
+//! binary's own module tree, outside the library (the network's data generator and trainer
+//! are the lab's, `lab/`). Any other
 //! words are run as one UCI command, then the binary exits, as Stockfish does: `lazuli go
 //! perft 5`.
 
@@ -34,12 +35,6 @@ enum Command {
     /// Research studies (`study nullmove`: the verified null-move experiment)
     #[command(subcommand)]
     Study(tools::study::StudyCommand),
-    /// Self-play training data for the evaluation network (marlinformat chunks)
-    Datagen(tools::datagen::DatagenConfig),
-    /// Train an evaluation network on datagen's data, written as an LZNN file
-    Train(tools::train::TrainArgs),
-    /// Net files' loss on the positions `train --val X` holds out of the same data
-    Loss(tools::train::LossArgs),
     /// Any other words: one UCI command, then exit.
     #[command(external_subcommand)]
     Uci(Vec<String>),
@@ -51,11 +46,6 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => tools::bench_cli(args),
         Some(Command::Study(tools::study::StudyCommand::Nullmove(config))) => {
             tools::study::run_cli(&config)
-        }
-        Some(Command::Datagen(config)) => tools::datagen::run_cli(&config),
-        Some(Command::Train(args)) => tools::train::run_cli(&args).map_err(Error::InvalidCommand),
-        Some(Command::Loss(args)) => {
-            tools::train::run_loss_cli(&args).map_err(Error::InvalidCommand)
         }
         Some(Command::Uci(words)) => one_command(&words),
     };

@@ -47,7 +47,7 @@ pub struct Limits {
     /// Stop after about this many nodes (over all threads; exactly with one thread).
     pub nodes: Option<u64>,
     /// Start no new iteration once this many nodes are searched (over all threads): the search
-    /// ends with a completed iteration. Self-play data generation's soft budget (`lazuli datagen
+    /// ends with a completed iteration. Self-play data generation's soft budget (`lazuli-lab datagen
     /// --soft-nodes`, as Stockfish's and viridithas's generators do), with `nodes` as the hard
     /// cap; not a UCI limit.
     pub soft_nodes: Option<u64>,

@@ -1,6 +1,6 @@
 //! The repository's shape, kept by a test rather than by review: no source file (Rust, C, C++,
 //! Python) over 700 lines, so that a module too big to read whole gets split (its tests beside
-//! it in a file of their own, as `src/tt/` and `src/tools/train/` do).
+//! it in a file of their own, as `src/tt/` and `lab/src/train/` do).
 
 use std::path::{Path, PathBuf};
 
@@ -12,6 +12,8 @@ const FOLDERS: &[&str] = &[
     "examples",
     "tools",
     "fuzz/fuzz_targets",
+    "lab/src",
+    "lab/tests",
 ];
 const EXTENSIONS: &[&str] = &["rs", "c", "cpp", "h", "py"];
 

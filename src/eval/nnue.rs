@@ -24,7 +24,7 @@
 //!
 //! The loops are plain slices of `i16`/`i32` (of the net's width, cut in chunks of 32 where
 //! the compiler needs a fixed length), which the compiler vectorises (no `unsafe`, no
-//! intrinsics). The net file format is written by `lazuli train`
+//! intrinsics). The net file format is written by `lazuli-lab train`
 //! and described in [`Network::from_bytes`].
 
 use shakmaty::{Chess, Color, Move, Piece, Position as _, Square};

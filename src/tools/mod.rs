@@ -1,18 +1,11 @@
 //! The command-line tools of the `lazuli` binary, outside the library that C programs link:
-//! `bench` on the command line, the thread-scaling run and its chart, the null-move study, and
-//! the network's data generator (`datagen`, writing the marlinformat of `format`) and trainer
-//! (`train`).
+//! `bench` on the command line, the thread-scaling run and its chart, and the null-move study.
 //! They drive the engine only through the library's public API, and their dependencies
 //! (clap, plotters, indicatif, serde, ctrlc) are linked into the binary alone.
 
-pub mod binpack;
 pub mod chart;
-pub mod datagen;
-pub mod format;
-pub mod rng;
 pub mod scaling;
 pub mod study;
-pub mod train;
 
 use std::ops::{RangeBounds, RangeInclusive};
 
@@ -97,11 +90,6 @@ where
 /// A clap value parser for `on` (true) and `off` (false).
 pub fn on_off() -> impl TypedValueParser<Value = bool> {
     clap::builder::PossibleValuesParser::new(["on", "off"]).map(|v| v == "on")
-}
-
-/// The threads a tool uses by default: the machine's available parallelism.
-pub fn available_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// A progress bar on stderr: `{bar} {pos}/{len} positions, elapsed, estimate`.

@@ -1,5 +1,5 @@
-//! `lazuli train`: a multi-threaded CPU trainer for the `(768 -> H) x 2 -> 1` SCReLU network
-//! (see [`net`]) on marlinformat data (see [`crate::tools::format`]).
+//! `lazuli-lab train`: a multi-threaded CPU trainer for the `(768 -> H) x 2 -> 1` SCReLU network
+//! (see [`net`]) on marlinformat data (see [`crate::format`]).
 //!
 //! # Design
 //! * **Data.** Records stay packed (32 bytes each) and are decoded on the fly; records that do
@@ -51,8 +51,8 @@ use self::net::{
     Features, Gradients, Network, PARAM_ROWS, QuantisedNet, Scratch, target_from_record,
 };
 use self::optim::{Moments, StepScalars};
-use crate::tools::format::{self, Decoded, PackedBoard};
-use crate::tools::rng::Rng;
+use crate::format::{self, Decoded, PackedBoard};
+use lazuli::Rng;
 
 /// Records with `|score|` at or above this are mate scores and are skipped.
 pub const MAX_ABS_SCORE: i32 = 10_000;
@@ -132,7 +132,7 @@ impl Default for TrainConfig {
             lambda: DEFAULT_LAMBDA,
             weight_decay: DEFAULT_WEIGHT_DECAY,
             weight_clip: DEFAULT_WEIGHT_CLIP,
-            threads: crate::tools::available_threads(),
+            threads: crate::cli::available_threads(),
             seed: DEFAULT_SEED,
             validation_fraction: DEFAULT_VALIDATION,
             factoriser: false,

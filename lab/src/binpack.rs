@@ -5,12 +5,12 @@
 //! following ply the move played (its index among the mover's pieces and that piece's
 //! destinations, a few bits) and the score as a variable-length delta. Along an unbroken game
 //! that is about 2.5 bytes a position (measured figures in docs/nets.md), against 32 for
-//! marlinformat ([`super::format`]), so datagen writes **every** searched position of a game
+//! marlinformat ([`crate::format`]), so datagen writes **every** searched position of a game
 //! with the move played, and the reader drops those the net does not learn from (in check, a
 //! capture or promotion as the move, mate scores) as Stockfish's trainers do ([`training`]).
 //!
 //! Scores and results are from the side to move's view, as Stockfish writes them: the score
-//! in centipawns (mates as lazuli's mate scores, beyond [`super::train::MAX_ABS_SCORE`]), the
+//! in centipawns (mates as lazuli's mate scores, beyond [`crate::train::MAX_ABS_SCORE`]), the
 //! result 1 won, 0 drawn, -1 lost.
 //!
 //! `sfbinpack`'s reader has no error path for a malformed entry (it indexes and asserts), so
@@ -36,7 +36,7 @@ use sfbinpack::{CompressedTrainingDataEntryWriter, TrainingDataEntry};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
-use super::format::{self, PackedBoard};
+use crate::format::{self, PackedBoard};
 
 /// Extension of binpack files in a data directory.
 pub const EXTENSION: &str = "binpack";

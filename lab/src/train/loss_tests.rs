@@ -1,19 +1,19 @@
-//! Tests of the tools around training: `lazuli loss` (nets scored on the held-out games) and
-//! `lazuli train --init` (a run that goes on from a net file).
+//! Tests of the tools around training: `lazuli-lab loss` (nets scored on the held-out games) and
+//! `lazuli-lab train --init` (a run that goes on from a net file).
 
 use super::net::{Network, QuantisedNet};
 use super::tests::{data, parse, small_config};
 use super::*;
-use crate::tools::format::{self, Decoded};
-use crate::tools::rng::Rng;
+use crate::format::{self, Decoded};
+use lazuli::Rng;
 
-/// The arguments after `lazuli loss`, parsed.
+/// The arguments after `lazuli-lab loss`, parsed.
 fn parse_loss(args: &[&str]) -> Result<LossArgs, clap::Error> {
     use clap::Parser;
     LossArgs::try_parse_from(std::iter::once("loss").chain(args.iter().copied()))
 }
 
-/// `lazuli loss` scores the positions a training run holds out: the split is the trainer's, the
+/// `lazuli-lab loss` scores the positions a training run holds out: the split is the trainer's, the
 /// quantised net's loss there is the trainer's final validation loss up to rounding, a trained
 /// net scores well below an untrained one, and bad input is an error, not a panic.
 #[test]

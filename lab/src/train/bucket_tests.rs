@@ -6,8 +6,8 @@
 use super::net::{self, Features, Gradients, Network, QuantisedNet, Scratch};
 use super::tests::{assert_gradient, data, lively_net, parse, small_config};
 use super::*;
-use crate::tools::format::{self, Decoded, decode};
-use crate::tools::rng::Rng;
+use crate::format::{self, Decoded, decode};
+use lazuli::Rng;
 
 /// Every bucket count a net may have.
 const BUCKET_COUNTS: [usize; 4] = [1, 2, 4, 8];
@@ -187,7 +187,7 @@ fn bucketed_net_file_layout() {
     }
 }
 
-/// `lazuli train --init one.lznn --buckets 8` writes a version-2 net that starts where the
+/// `lazuli-lab train --init one.lznn --buckets 8` writes a version-2 net that starts where the
 /// one-bucket net was; `--buckets 3` is refused.
 #[test]
 fn command_line_buckets() {

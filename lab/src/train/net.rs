@@ -57,8 +57,8 @@
 
 use shakmaty::Color;
 
-use crate::tools::format::{CASTLING_ROOK, Decoded, MAX_PIECES, PackedBoard};
-use crate::tools::rng::Rng;
+use crate::format::{CASTLING_ROOK, Decoded, MAX_PIECES, PackedBoard};
+use lazuli::Rng;
 
 mod quantised;
 pub use quantised::QuantisedNet;
@@ -232,7 +232,7 @@ pub fn has_castling_rights(record: &PackedBoard) -> bool {
     (0..pieces).any(|k| (nibbles >> (4 * k)) as u8 & 7 == CASTLING_ROOK)
 }
 
-/// A record's occupancy bitboard and its piece nibbles (see [`crate::tools::format`]).
+/// A record's occupancy bitboard and its piece nibbles (see [`crate::format`]).
 fn packed_pieces(record: &PackedBoard) -> (u64, u128) {
     (
         u64::from_le_bytes(record[0..8].try_into().expect("8 bytes")),

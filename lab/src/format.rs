@@ -1,4 +1,4 @@
-//! Marlinformat: the 32-byte packed training position read by `lazuli train`.
+//! Marlinformat: the 32-byte packed training position read by `lazuli-lab train`.
 //!
 //! Every record is exactly [`RECORD_BYTES`] = 32 bytes, all integers little-endian:
 //!
@@ -19,7 +19,7 @@
 //! Role 7 is invalid, as is more than 32 occupied squares or a result above 2.
 //!
 //! A data set is a file of concatenated records, or a directory whose `*.bin` files (and
-//! `*.binpack` files, [`super::binpack`]) are read in name order ([`read_dir`]).
+//! `*.binpack` files, [`crate::binpack`]) are read in name order ([`read_dir`]).
 
 use std::fs;
 use std::io::{self, Read};
@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 
 use shakmaty::{Chess, Color, EnPassantMode, Position};
 
-use super::binpack;
-use super::train::MAX_ABS_SCORE;
+use crate::binpack;
+use crate::train::MAX_ABS_SCORE;
 
 /// Size of one packed position in bytes.
 pub const RECORD_BYTES: usize = 32;
@@ -63,37 +63,12 @@ pub struct Decoded {
     pieces: [Piece; MAX_PIECES],
     len: usize,
     /// En passant square, if any.
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "decoded for completeness; training does not use it"
-        )
-    )]
     pub ep_square: Option<u8>,
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "decoded for completeness; training does not use it"
-        )
-    )]
     pub halfmove: u8,
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "decoded for completeness; training does not use it"
-        )
-    )]
     pub fullmove: u16,
     /// Score in centipawns from White's point of view.
     pub score: i16,
     /// 0 = Black won, 1 = draw, 2 = White won.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "training reads the result from the record bytes")
-    )]
     pub wdl: u8,
 }
 
@@ -257,13 +232,6 @@ fn read_any(path: &Path) -> io::Result<Vec<PackedBoard>> {
 }
 
 /// Writes records to a file (used by tests and tools that make data sets).
-#[cfg_attr(
-    not(test),
-    expect(
-        dead_code,
-        reason = "for data-generating tools; the trainer only reads"
-    )
-)]
 pub fn write_file(path: &Path, records: &[PackedBoard]) -> io::Result<()> {
     fs::write(path, records.as_flattened())
 }
@@ -355,7 +323,7 @@ mod tests {
 
     #[test]
     fn round_trip_random_playouts() {
-        let mut rng = crate::tools::rng::Rng::new(7);
+        let mut rng = lazuli::Rng::new(7);
         for game in 0..40 {
             let mut pos = Chess::default();
             for ply in 0..120 {

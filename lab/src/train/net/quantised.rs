@@ -8,7 +8,7 @@ use super::{
     B1_ROW, B2_ROW, Features, HEADER_BYTES, INPUTS, MAGIC, Network, PARAM_ROWS, QA, QB, SCALE,
     VERSION, VERSION_BUCKETS, W2_ROW, valid_buckets,
 };
-use crate::tools::format::Decoded;
+use crate::format::Decoded;
 
 /// The integer network exactly as stored in the net file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,7 +198,7 @@ impl QuantisedNet {
     }
 
     /// The float network these integers stand for: the start of a run that goes on from a net
-    /// file (`lazuli train --init`), and the tests of the integer arithmetic.
+    /// file (`lazuli-lab train --init`), and the tests of the integer arithmetic.
     pub fn dequantise(&self) -> Network {
         let h = self.hidden;
         let mut params = vec![0.0; PARAM_ROWS * h];

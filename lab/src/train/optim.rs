@@ -123,7 +123,7 @@ impl Moments {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::train::net::B1_ROW;
+    use crate::train::net::B1_ROW;
 
     /// The reduction and update do not depend on how many threads share the rows, and match a
     /// scalar AdamW step.

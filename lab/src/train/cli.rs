@@ -1,4 +1,4 @@
-//! The `lazuli train` and `lazuli loss` command lines: flags, progress on stderr, summary on
+//! The `lazuli-lab train` and `lazuli-lab loss` command lines: flags, progress on stderr, summary on
 //! stdout.
 
 use std::path::{Path, PathBuf};
@@ -10,8 +10,8 @@ use super::{
     DEFAULT_LR, DEFAULT_SEED, DEFAULT_VALIDATION, DEFAULT_WEIGHT_CLIP, DEFAULT_WEIGHT_DECAY,
     LrSchedule, Progress, TrainConfig, quantised_loss, split, synth, train_from, usable,
 };
-use crate::tools::available_threads;
-use crate::tools::format::{self, PackedBoard};
+use crate::cli::available_threads;
+use crate::format::{self, PackedBoard};
 
 /// The progress line is refreshed at most this often (seconds).
 const PROGRESS_INTERVAL_S: f64 = 0.5;
@@ -22,7 +22,7 @@ const CALIBRATION_POSITIONS: usize = 10_000;
 /// Default `--lr-gamma` for the step schedule.
 const DEFAULT_LR_GAMMA: f32 = 0.1;
 
-/// The flags of `lazuli train`.
+/// The flags of `lazuli-lab train`.
 #[derive(clap::Parser, Debug)]
 #[command(args_override_self = true)]
 pub struct TrainArgs {
@@ -137,7 +137,7 @@ impl TrainArgs {
     }
 }
 
-/// `lazuli train ...`: trains with progress on stderr, writes the net file and prints a
+/// `lazuli-lab train ...`: trains with progress on stderr, writes the net file and prints a
 /// summary on stdout.
 ///
 /// # Errors
@@ -226,7 +226,7 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The flags of `lazuli loss`.
+/// The flags of `lazuli-lab loss`.
 #[derive(clap::Parser, Debug)]
 #[command(args_override_self = true)]
 pub struct LossArgs {
@@ -234,7 +234,7 @@ pub struct LossArgs {
     #[arg(long, value_name = "PATH")]
     pub data: PathBuf,
     /// Share of the usable positions scored, in (0, 1]: the last ones in file order, the
-    /// positions `lazuli train --val X` holds out from the same data (1: all of them).
+    /// positions `lazuli-lab train --val X` holds out from the same data (1: all of them).
     #[arg(long, value_name = "X", default_value_t = DEFAULT_VALIDATION)]
     pub val: f64,
     /// Weight of the game result in the target, as in training.
@@ -245,7 +245,7 @@ pub struct LossArgs {
     pub nets: Vec<PathBuf>,
 }
 
-/// `lazuli loss ...`: each net's loss on the same held-out positions, one line each on stdout.
+/// `lazuli-lab loss ...`: each net's loss on the same held-out positions, one line each on stdout.
 ///
 /// # Errors
 ///

@@ -4,8 +4,8 @@
 
 use shakmaty::{Chess, Color, Position};
 
-use crate::tools::format::{PackedBoard, encode};
-use crate::tools::rng::Rng;
+use crate::format::{PackedBoard, encode};
+use lazuli::Rng;
 
 /// Plies played from the start position before positions are sampled.
 const SKIP_PLIES: usize = 6;

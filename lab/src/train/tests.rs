@@ -5,8 +5,8 @@ use shakmaty::{Chess, Color};
 
 use super::net::{self, Features, Gradients, Network, QuantisedNet, Scratch};
 use super::*;
-use crate::tools::format::{self, Decoded, PackedBoard, Piece, decode, encode};
-use crate::tools::rng::Rng;
+use crate::format::{self, Decoded, PackedBoard, Piece, decode, encode};
+use lazuli::Rng;
 
 /// `count` synthetic positions.
 pub(super) fn data(count: usize, seed: u64) -> Vec<PackedBoard> {
@@ -406,7 +406,7 @@ fn schedules() {
     assert_eq!(cfg.lr_at(4, 0, 1), cfg.lr * 0.25);
 }
 
-/// The arguments after `lazuli train`, parsed.
+/// The arguments after `lazuli-lab train`, parsed.
 pub(super) fn parse(args: &[&str]) -> Result<TrainArgs, clap::Error> {
     use clap::Parser;
     TrainArgs::try_parse_from(std::iter::once("train").chain(args.iter().copied()))

@@ -6,7 +6,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position};
 
 use super::*;
-use crate::tools::rng::Rng;
+use lazuli::Rng;
 
 /// A game of random legal moves from `fen`, with scores that drift as a search's do, and a
 /// result; it ends at `plies` plies or when the game is over.

@@ -1,0 +1,94 @@
+//! The `lazuli-lab` command line, run as a process of the built binary: help, usage errors
+//! (clap's, exit 2) and the commands' own errors (exit 1).
+
+use std::process::Command;
+
+/// Runs `lazuli-lab` with `args`: its exit code, stdout and stderr.
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lazuli-lab"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+/// `args` exit with `code` and `text` on stdout (`on_stdout`) or stderr.
+fn expect(args: &[&str], code: i32, on_stdout: bool, text: &str) {
+    let (got, stdout, stderr) = run(args);
+    let stream = if on_stdout { &stdout } else { &stderr };
+    assert!(
+        got == Some(code) && stream.contains(text),
+        "{args:?}: expected exit {code} and {text:?}, got {got:?}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+}
+
+#[test]
+fn help() {
+    expect(&["--help"], 0, true, "datagen");
+    expect(&["--version"], 0, true, "lazuli-lab ");
+    expect(&["datagen", "--help"], 0, true, "--option <NAME=VALUE>");
+    expect(&["datagen", "--help"], 0, true, "--manifest <FILE>");
+    expect(&["train", "--help"], 0, true, "--synthetic <N>");
+    expect(&["train", "--help"], 0, true, "--no-calibrate");
+    expect(&["loss", "--help"], 0, true, "<NET>...");
+}
+
+#[test]
+fn usage_errors() {
+    expect(&[], 2, false, "Usage: lazuli-lab <COMMAND>");
+    expect(&["datagen"], 2, false, "--out <DIR>");
+    expect(
+        &["datagen", "--out", "x", "--option", "Hash"],
+        2,
+        false,
+        "expected NAME=VALUE",
+    );
+    expect(
+        &["train", "--out", "net.lznn"],
+        2,
+        false,
+        "--data <PATH>|--synthetic <N>",
+    );
+    expect(&["train", "--synthetic", "10"], 2, false, "--out <FILE>");
+    expect(&["loss", "--data", "d"], 2, false, "<NET>...");
+}
+
+/// The commands' own refusals, after parsing: exit 1 and the reason.
+#[test]
+fn errors() {
+    expect(
+        &[
+            "train",
+            "--synthetic",
+            "10",
+            "--out",
+            "unused.lznn",
+            "--hidden",
+            "12",
+        ],
+        1,
+        false,
+        "lazuli-lab: hidden size",
+    );
+    expect(
+        &["loss", "--data", "no-such-dir", "net.lznn"],
+        1,
+        false,
+        "lazuli-lab: reading no-such-dir",
+    );
+    expect(
+        &[
+            "datagen",
+            "--out",
+            "unused",
+            "--soft-nodes",
+            "9",
+            "--nodes",
+            "8",
+        ],
+        1,
+        false,
+        "--soft-nodes must not exceed --nodes",
+    );
+}
