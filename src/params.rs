@@ -254,7 +254,7 @@ pub(crate) const HARD_SHARE: (u32, u32) = (4, 5);
 /// ... and leaves at least this much of it.
 pub(crate) const HARD_RESERVE: Duration = Duration::from_millis(5);
 /// `Move Overhead`'s default, in milliseconds. Stockfish's is 10; with 4 search threads beside
-/// another engine's 4 pondering on 2 cores (`tools/soak.py`) a move costs 10-20 ms between the
+/// another engine's 4 pondering on 2 cores (`lab/tools/soak.py`) a move costs 10-20 ms between the
 /// GUI's clock and the engine's, which at 1 s + 0.01 s lost 2 games of 8 on time with 10 and
 /// none with 20 (the budget below; each kept 77 ms or more).
 pub(crate) const MOVE_OVERHEAD_MS: u64 = 20;
@@ -284,7 +284,7 @@ pub(crate) const REPORT_CURRMOVE_AFTER: Duration = Duration::from_secs(1);
 pub(crate) const TB_STORE_DEPTH_BONUS: i32 = 6;
 
 // ---------------------------------------------------------------------------------------------
-// Win/draw/loss model (wdl.rs), fitted by tools/fit_wdl.py to the net's games (docs/wdl.md).
+// Win/draw/loss model (wdl.rs), fitted by lab/tools/fit_wdl.py to the net's games (docs/wdl.md).
 // ---------------------------------------------------------------------------------------------
 
 /// The material the model sees is clamped to this range (Stockfish: 17..78; lazuli's self-play
@@ -307,7 +307,7 @@ pub(crate) const SKILL_MAX_LEVEL: i64 = 20;
 /// The lowest `UCI_Elo` (the bottom of newer Stockfish versions' range; 15.1's is 1350).
 pub(crate) const SKILL_ELO_MIN: i64 = 1320;
 /// `UCI_Elo` to strength: piecewise linear between these (Elo, strength) anchors, clamped at
-/// the ends. Written by `tools/calibrate.py --write-params` from games against Stockfish 15.1's
+/// the ends. Written by `lab/tools/calibrate.py --write-params` from games against Stockfish 15.1's
 /// own `UCI_Elo` (docs/limited-strength.md, "Calibration"); the last anchor is full strength.
 pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 13] = [
     (1308, 0.0),
@@ -336,7 +336,7 @@ pub(crate) const SKILL_NODE_DOUBLINGS_PER_LEVEL: f64 = 0.45;
 /// Below strength `SKILL_BOTTOM_LEVEL` the budget halves faster, by
 /// `SKILL_BOTTOM_DOUBLINGS_PER_LEVEL` more doublings a level: 1,013 nodes at 0 rather than
 /// 3,072, so that level 0 plays near the 1320 where `UCI_Elo` starts. With 0.35 (1,891 nodes)
-/// level 0 measured 1322 with the net s123-h32m (docs/matches/calibration-36c) but 1447 with the
+/// level 0 measured 1322 with the net s123-h32m (lab/records/matches/calibration-36c) but 1447 with the
 /// stronger net of 9ac2afe (calibration-34c, against Stockfish's 1400, which plays like its 1347:
 /// docs/limited-strength.md); 0.8 is the measured 116 Elo a doubling at the bottom asked for
 /// between those two readings. Levels from 2 up do not change.

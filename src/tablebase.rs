@@ -349,7 +349,7 @@ mod tests {
         assert!(!tb.fits(&chess("8/8/8/4k3/8/8/8/KQ6 w - - 0 1"), 2));
     }
 
-    /// Every row of the python-chess oracle (`tools/syzygy_oracle.py`: four random positions of
+    /// Every row of the python-chess oracle (`lab/tools/syzygy_oracle.py`: four random positions of
     /// every 3- and 4-piece table): the WDL and DTZ of the position, and exactly the root
     /// moves of the best rank kept.
     #[test]

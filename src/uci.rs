@@ -424,7 +424,7 @@ impl Uci {
 
     /// Tune builds: every tunable in OpenBench's SPSA input format, `name, int, value, min,
     /// max, c_end, r_end` (c_end a twentieth of the range, at least 1; r_end 0.002, OpenBench's
-    /// usual), as `tools/spsa.py` reads it too.
+    /// usual), as `lab/tools/spsa.py` reads it too.
     #[cfg(feature = "tune")]
     fn tune(&self) {
         for t in crate::params::TUNABLES {

@@ -4,7 +4,7 @@
 //! centre `a` and width `b` are cubic polynomials in the material on the board, so that a
 //! pawn up in a rook ending means more than a pawn up with queens on. The coefficients
 //! ([`WDL_AS`], [`WDL_BS`]) are fitted to lazuli's own self-play games by
-//! `tools/fit_wdl.py`; the data, the command and the fit are in `docs/wdl.md`.
+//! `lab/tools/fit_wdl.py`; the data, the command and the fit are in `docs/wdl.md`.
 
 use shakmaty::{Chess, Position as _, Role};
 

@@ -1,6 +1,6 @@
 //! Limited strength over UCI: `Skill Level`, `UCI_LimitStrength`, `UCI_Elo` and `Skill Seed`
 //! (src/search/skill.rs, docs/limited-strength.md). The calibration's anchors are read from
-//! src/params.rs, where `tools/calibrate.py --write-params` writes them, so that a new
+//! src/params.rs, where `lab/tools/calibrate.py --write-params` writes them, so that a new
 //! calibration needs no edit here.
 
 mod common;

@@ -102,8 +102,8 @@ fn mates_in_two_and_three_are_found_with_the_exact_distance() {
 }
 
 /// Mates shown within a node budget (issue 34, "mates shown as soon as Stockfish shows
-/// them"): (id, budget). One thread, 16 MB, a new game each, as `tools/mates.py` searches
-/// them. `tools/mates.py --nodes 100000` with issue 34's defaults (reverse futility to depth 3
+/// them"): (id, budget). One thread, 16 MB, a new game each, as `lab/tools/mates.py` searches
+/// them. `lab/tools/mates.py --nodes 100000` with issue 34's defaults (reverse futility to depth 3
 /// at 100 a ply, no null move without a piece; docs/mates.md) showed each exact mate first at
 /// about half its budget (0017 at 54,604); before them the mates in 2 0005 (Qa5), 0017 and
 /// 0007 took 36,586, 130,156 and 558,203 nodes, and 0185 173,646. A search change that shows
@@ -172,7 +172,7 @@ fn hard_mate_in_three() {
 /// right one: (id, fen, depth, standard's move, verified's move = the EPD's best move).
 ///
 /// The depths follow the search and the evaluation, so the table is probed again with
-/// `tools/zugzwang_depths.py` (docs/testing.md) when either changes. With batch 6 (`Bench:
+/// `lab/tools/zugzwang_depths.py` (docs/testing.md) when either changes. With batch 6 (`Bench:
 /// 2131690`; probed at depths 6-18, 12-27 for zugzwang.005) verified finds zugzwang.001 (Rf1)
 /// from depth 11, standard from 12 (at 11 it plays Re5); zugzwang.005 (Nd5) verified finds
 /// only at depth 27, standard not up to 27 (Rd8), too deep for this test; zugzwang.002 (Kh6)

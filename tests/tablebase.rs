@@ -1,6 +1,6 @@
 //! Syzygy tablebases through UCI and the Rust API, with the 3- and 4-piece tables of
 //! `tests/data/syzygy`. The expected results come from python-chess probing the same files
-//! (`tests/data/syzygy-oracle.csv`, made by `tools/syzygy_oracle.py`) or from
+//! (`tests/data/syzygy-oracle.csv`, made by `lab/tools/syzygy_oracle.py`) or from
 //! `shakmaty-syzygy` probing them independently of the engine.
 
 mod common;

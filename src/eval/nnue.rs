@@ -120,8 +120,12 @@ impl Reader<'_> {
 
 impl Network {
     /// The net file built into lazuli, which searches use unless `EvalFile` names another:
-    /// net s8910b8-h64m, 768 -> 64 x 2 -> 1 with 8 output buckets (`docs/nets.md`).
-    pub const BUILT_IN: &'static [u8] = include_bytes!("../../docs/nets/s8910b8-h64m.lznn");
+    /// net s8910b8-h64m, 768 -> 64 x 2 -> 1 with 8 output buckets (`docs/nets.md`). Its file
+    /// is named by the first 12 hex digits of its SHA-256, [`Network::BUILT_IN_NAME`].
+    pub const BUILT_IN: &'static [u8] = include_bytes!("nn-4d77a2392fa7.lznn");
+
+    /// The built-in net's file name (a test checks it against the file's SHA-256).
+    pub const BUILT_IN_NAME: &'static str = "nn-4d77a2392fa7.lznn";
 
     /// Parses a net file: `LZNN`, then little-endian `u32` version (1 or 2), hidden width `H`
     /// (a multiple of 32 up to [`MAX_HIDDEN`]), QA, QB and SCALE (which must match this
@@ -446,6 +450,22 @@ pub(crate) mod tests {
 
     /// Every width a net file may have, narrowest to widest.
     const WIDTHS: [usize; 4] = [32, 64, 128, MAX_HIDDEN];
+
+    /// The built-in net is the file its name says: `nn-` and the first 12 hex digits of its
+    /// SHA-256, and that file is in the source tree beside this one.
+    #[test]
+    fn the_built_in_net_is_named_by_its_hash() {
+        use sha2::{Digest, Sha256};
+        let hex: String = Sha256::digest(Network::BUILT_IN)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(Network::BUILT_IN_NAME, format!("nn-{}.lznn", &hex[..12]));
+        let beside = std::path::Path::new(file!()).with_file_name(Network::BUILT_IN_NAME);
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(beside);
+        assert_eq!(std::fs::read(file).unwrap(), Network::BUILT_IN);
+        assert!(Network::from_bytes(Network::BUILT_IN).is_ok());
+    }
 
     #[test]
     fn incremental_updates_equal_a_refresh_along_random_games() {

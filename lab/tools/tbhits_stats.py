@@ -3,7 +3,7 @@
 wrapper that tees its standard output), the searches that probed the tables and the hits; from
 the match's PGN, the games that reached the tables' piece count.
 
-    python3 tools/tbhits_stats.py --logs LOG... --pgn GAMES.pgn --pieces 4
+    python3 lab/tools/tbhits_stats.py --logs LOG... --pgn GAMES.pgn --pieces 4
 """
 
 import argparse

@@ -4,7 +4,7 @@ material (seeded), the engine playing both sides at a fixed node count a move wi
 tables, until mate, the 50-move rule or a ply cap. Node-limited, so the result does not depend
 on the machine's load. Needs python-chess (`pip install chess`).
 
-    python3 tools/tb_convert.py --engine target/release/lazuli --material KQvKR --games 30 \
+    python3 lab/tools/tb_convert.py --engine target/release/lazuli --material KQvKR --games 30 \
         --seed 2 --nodes 4000 [--option EvalFile=/abs/net.lznn] [--newgame]
 
 One line a game (start, its DTZ, mated or not, plies), then the totals. Without --newgame the
@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from syzygy_oracle import random_position  # noqa: E402
 from uci_client import UciProcess  # noqa: E402
 
-TABLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "syzygy")
+TABLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "data", "syzygy")
 
 
 def won_start(material, tb, rng):

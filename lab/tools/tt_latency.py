@@ -16,9 +16,9 @@ mean nodes per second of each, the ratio on/off (geometric mean of the per-round
 how much of the table the kernel gave in huge pages (the bench's own report). The bench starts
 from a fresh table, so at large sizes it also measures the first touch of its pages.
 
-    python3 tools/tt_latency.py latency --engine target/release/lazuli --hash 16384 \\
+    python3 lab/tools/tt_latency.py latency --engine target/release/lazuli --hash 16384 \\
         --threads 1,$(nproc) --fill-ms 20000
-    python3 tools/tt_latency.py bench --engine target/release/lazuli --sizes 64,1024,8192 \\
+    python3 lab/tools/tt_latency.py bench --engine target/release/lazuli --sizes 64,1024,8192 \\
         --rounds 5
 
 Any engine works for `latency` (the build before the change, Stockfish); `bench` needs

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Folds a held-out check's games (tools/calibrate.py --mode elo) into a calibration fit:
+"""Folds a held-out check's games (lab/tools/calibrate.py --mode elo) into a calibration fit:
 each game at `UCI_Elo X` becomes a game at the strength that X meant in the build that played
 it, so that `calibrate.py --mode skill --fit-only --knots ...` fits checks and calibration runs
 together (docs/limited-strength.md). The build's anchors are given as ELO:LEVEL,... (its
@@ -7,8 +7,8 @@ SKILL_ELO_ANCHORS), or read from that build's src/params.rs with --params; the s
 their linear interpolation, as src/search/skill.rs's `strength_for_elo`. Writes JSON lines (no
 header) to stdout.
 
-    python3 tools/calib_fold.py --anchors 1447:0,1600:2,...,2463:20 heldout.jsonl >> fit.jsonl
-    python3 tools/calib_fold.py --params <(git show 62111e8:src/params.rs) heldout.jsonl >> fit.jsonl
+    python3 lab/tools/calib_fold.py --anchors 1447:0,1600:2,...,2463:20 heldout.jsonl >> fit.jsonl
+    python3 lab/tools/calib_fold.py --params <(git show 62111e8:src/params.rs) heldout.jsonl >> fit.jsonl
 """
 
 import argparse

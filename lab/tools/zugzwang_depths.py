@@ -3,9 +3,9 @@
 pruning: the probe behind the ZUGZWANG table of tests/search.rs, rerun when the search or the
 built-in net changes (the depths at which each mode finds a zugzwang move move with both).
 
-    python3 tools/zugzwang_depths.py --engine target/release/lazuli \\
+    python3 lab/tools/zugzwang_depths.py --engine target/release/lazuli \\
         --epd tests/data/zugzwang_cpw.epd --id zugzwang.002 --depths 6-14
-    python3 tools/zugzwang_depths.py --engine target/release/lazuli \\
+    python3 lab/tools/zugzwang_depths.py --engine target/release/lazuli \\
         --fen "1q1k4/2Rr4/8/2Q3K1/8/8/8/8 w - - 0 1" --depths 6-14 --opt EvalFile=net.lznn
 
 Every search is a fresh engine process (so no table or history carries over, as in the test)

@@ -16,8 +16,8 @@ labelled with its game's result. The data is `lazuli datagen` output: marlinform
 `src/tools/format.rs`). Writes the coefficients as Rust constants for `src/wdl.rs` and a table
 of predicted against observed results by score.
 
-    python3 tools/fit_wdl.py DIR [DIR ...]        # needs numpy and scipy (pip install)
-    python3 tools/fit_wdl.py DIR --against AS0,AS1,AS2,AS3,BS0,BS1,BS2,BS3
+    python3 lab/tools/fit_wdl.py DIR [DIR ...]        # needs numpy and scipy (pip install)
+    python3 lab/tools/fit_wdl.py DIR --against AS0,AS1,AS2,AS3,BS0,BS1,BS2,BS3
         # also scores other coefficients (an earlier fit) on the same data: their mean
         # negative log-likelihood and a column of their predictions in the table
 """

@@ -1,5 +1,5 @@
 """A UCI engine as a child process, for the tools that talk to engines line by line
-(tools/mates.py, tools/nps_probe.py). Standard library only."""
+(lab/tools/mates.py, lab/tools/nps_probe.py). Standard library only."""
 
 import shlex
 import subprocess

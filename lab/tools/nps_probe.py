@@ -15,7 +15,7 @@ their summed nodes per second over the one-thread figure is what the machine its
 the engine at all. An engine whose N-thread ratio is close to its independent ratio loses
 nothing to its own threads.
 
-    python3 tools/nps_probe.py --engine target/release/lazuli --engine /usr/games/stockfish \\
+    python3 lab/tools/nps_probe.py --engine target/release/lazuli --engine /usr/games/stockfish \\
         --threads 2 --movetime 2000 --positions 12 --rounds 2
 
 Needs an otherwise idle machine: anything else running shows up as lost scaling.
@@ -71,7 +71,7 @@ def main():
     ap.add_argument("--hash", type=int, default=64)
     ap.add_argument("--independent", action="store_true",
                     help="also run --threads separate one-thread processes at once (the machine's ceiling)")
-    ap.add_argument("--epd", default=os.path.join(HERE, "..", "benches", "positions.epd"))
+    ap.add_argument("--epd", default=os.path.join(HERE, "..", "..", "benches", "positions.epd"))
     args = ap.parse_args()
 
     with open(args.epd) as f:

@@ -5,7 +5,7 @@ engine needs to complete depth D at MultiPV 1, 3 and 5, one thread, `ucinewgame`
 machine's load (a run on a busy machine gives the same nodes as on an idle one); the times do,
 so report times only from a quiet machine.
 
-    python3 tools/multipv_ttd.py --engine /work/main/target/release/lazuli \\
+    python3 lab/tools/multipv_ttd.py --engine /work/main/target/release/lazuli \\
         --engine target/release/lazuli --epd tests/data/bk.epd --count 24 --depth 12
 
 Prints, per engine and MultiPV, the total nodes and time over the positions and each total's

@@ -8,11 +8,11 @@ options, book, time control and bounds; a new --seed for each, so that no openin
 are one sequential test: pool every run's finished pairs, in full, and stop when the pooled
 LLR leaves its bounds. Never pick runs by their result.
 
-    python3 tools/sprt_pool.py --engine mates --sprt=-5,0 run1.log run2.log
+    python3 lab/tools/sprt_pool.py --engine mates --sprt=-5,0 run1.log run2.log
 
 reads the "game N/M  WHITE - BLACK  RESULT" lines of each log, pairs games 2k+1 and 2k+2 of a
 run (one opening, both colours; an unfinished pair is left out, as match.py leaves it out) and
-prints the pentanomial counts, the score with its 95% interval in Elo (tools/calib_fit.py's
+prints the pentanomial counts, the score with its 95% interval in Elo (lab/tools/calib_fit.py's
 `pentanomial` and `pentanomial_elo`, as the calibration reports them), and the LLR with
 match.py's formula (the normal approximation of fishtest and OpenBench) and verdict.
 

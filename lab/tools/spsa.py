@@ -5,7 +5,7 @@ Needs a tune build, whose search constants (src/params.rs, `tunables!`) are UCI 
 whose UCI command `tune` lists them in OpenBench's SPSA format:
 
     cargo build --release --features tune --target-dir target/tune
-    python3 tools/spsa.py --engine target/tune/release/lazuli --iterations 2000 \\
+    python3 lab/tools/spsa.py --engine target/tune/release/lazuli --iterations 2000 \\
         --pairs 4 --nodes 20000 --concurrency 2 --state spsa-state.json --seed 1
 
 Simultaneous perturbation stochastic approximation (Spall 1992) as OpenBench runs it: at
@@ -51,7 +51,7 @@ ALPHA, GAMMA = 0.602, 0.101
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The match runner is not in the repository (it has no licence to copy it under): pass --match,
 # or set LAZULI_MATCH; this project's machines have it beside the clone (an extra).
-MATCH = os.environ.get("LAZULI_MATCH", os.path.join(HERE, "..", "..", "shared", "tools", "match.py"))
+MATCH = os.environ.get("LAZULI_MATCH", os.path.join(HERE, "..", "..", "..", "shared", "tools", "match.py"))
 BOOK = os.path.join(HERE, "books", "UHO_4060_v4_every24.epd")
 
 # Adjudication of fixed-node games (scores in centipawns, White's view; a mate counts as 10^5).

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Stockfish 15.1 against itself, as games for the ladder reading of tools/calibrate.py
+"""Stockfish 15.1 against itself, as games for the ladder reading of lab/tools/calibrate.py
 (`--sf-scale ladder --sf-games FILE`): reads a PGN of ../shared/tools/match.py (engine 1 at
 `UCI_Elo` --elo1, engine 2 at --elo2; rounds 2i-1 and 2i are one opening's pair) and writes one
 JSON line a game to stdout: {"probe", "sf1", "sf2", "pair", "score"} with engine 1's score.
 Standard library only.
 
-    python3 tools/calib_ladder.py --elo1 1872 --elo2 1785 docs/matches/sf-levels-a.pgn >> sf-ladder.jsonl
+    python3 lab/tools/calib_ladder.py --elo1 1872 --elo2 1785 lab/records/matches/sf-levels-a.pgn >> sf-ladder.jsonl
 """
 
 import argparse

@@ -9,7 +9,7 @@ reach depth D (from the last `info depth D` line, time as the engine reports it:
 itself is not counted, it is timed apart and shown as load_ms), and the medians of the
 ratios resumed/empty.
 
-    python3 tools/hash_resume.py --engine target/release/lazuli --depth 20 --hash 256 \\
+    python3 lab/tools/hash_resume.py --engine target/release/lazuli --depth 20 --hash 256 \\
         --threads 1 --rounds 3
 
 Nodes at Threads 1 do not depend on the machine's load (the same table and history give the

@@ -1,5 +1,5 @@
-"""`python3 tools/calibrate.py --self-test`: the statistics, the fit and the resume logic of
-tools/calibrate.py on synthetic games drawn with fixed seeds, without engines or python-chess.
+"""`python3 lab/tools/calibrate.py --self-test`: the statistics, the fit and the resume logic of
+lab/tools/calibrate.py on synthetic games drawn with fixed seeds, without engines or python-chess.
 Run by `cargo test --test tools`. Ends with the line 'N passed, N failed'."""
 
 import contextlib

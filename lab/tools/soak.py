@@ -20,7 +20,7 @@ line. A move is illegal if python-chess says so; an engine that
 exits is a crash; one that sends no `bestmove` within its clock plus GRACE seconds hangs.
 No adjudication but --maxplies (a draw, counted apart).
 
-    python3 tools/soak.py --engine target/release/lazuli --games 2000 --seed 1 \
+    python3 lab/tools/soak.py --engine target/release/lazuli --games 2000 --seed 1 \
         --opponent /usr/games/stockfish --log soak.log
 
 Prints one line per game and a summary; the exit status is 1 if anything failed.

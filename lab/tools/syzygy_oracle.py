@@ -12,7 +12,7 @@ halfmove clock at 0, and writes one CSV row per position:
 `wdl` and `dtz` are python-chess's probes of the position; `kept` lists (space-separated, in
 UCI notation) the root moves of the best rank, which are the moves lazuli must keep.
 
-    python3 tools/syzygy_oracle.py --tables tests/data/syzygy --per-table 4 --seed 1 \
+    python3 lab/tools/syzygy_oracle.py --tables tests/data/syzygy --per-table 4 --seed 1 \
         > tests/data/syzygy-oracle.csv
 """
 

@@ -11,11 +11,11 @@
 #
 # Installs nothing. Needs (Debian): xvfb xdotool openbox imagemagick chessx scid pychess.
 #
-#   tools/gui_screenshots.sh [--engine target/release/lazuli] [--out docs/gui]
+#   lab/tools/gui_screenshots.sh [--engine target/release/lazuli] [--out docs/gui]
 #       [--seconds 25] [--gui chessx --gui scid --gui pychess] [--display 91] [--keep]
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 engine=$root/target/release/lazuli
 out=$root/docs/gui
 seconds=25

@@ -9,12 +9,12 @@ calib_fit.py: maximum likelihood over the logistic model, 95% intervals from a b
 pairs), prints SKILL_ELO_ANCHORS for src/params.rs (--write-params edits it) and draws an SVG.
 
     cargo build --release
-    python3 tools/calibrate.py --concurrency 2 --results calibration.jsonl --svg docs/limited-strength.svg
-    python3 tools/calibrate.py --quick            # 2 points x 4 games at 1+0.01: a check
-    python3 tools/calibrate.py --results calibration.jsonl --fit-only --write-params
-    python3 tools/calibrate.py --mode elo --points 1700:1700,2000:2000,2200:2200 --pairs 50 \\
+    python3 lab/tools/calibrate.py --concurrency 2 --results calibration.jsonl --svg docs/limited-strength.svg
+    python3 lab/tools/calibrate.py --quick            # 2 points x 4 games at 1+0.01: a check
+    python3 lab/tools/calibrate.py --results calibration.jsonl --fit-only --write-params
+    python3 lab/tools/calibrate.py --mode elo --points 1700:1700,2000:2000,2200:2200 --pairs 50 \\
         --results heldout.jsonl                    # the held-out check: each score 40-60%?
-    python3 tools/calibrate.py --self-test        # the statistics, without engines
+    python3 lab/tools/calibrate.py --self-test        # the statistics, without engines
 
 A point is LEVEL:SF (lazuli's level or UCI_Elo, Stockfish's UCI_Elo, 1350..2850). Resumable:
 each finished game is appended to the --results file (JSON lines, keyed by point, pair and
@@ -47,7 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import calib_fit as cfit  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(HERE))  # the repository: lab/tools/..
 BOOK = os.path.join(HERE, "books", "noob_3moves_every15.epd")
 PARAMS = os.path.join(ROOT, "src", "params.rs")
 # The full run's points: each level against a Stockfish UCI_Elo near where issue 34's
@@ -415,7 +415,7 @@ def play(args, points, book):
 
 def read_sf_games(paths):
     """{probe: (sf1, sf2, [(y1, y2) or (y,)])} of Stockfish-against-Stockfish games
-    (tools/calib_ladder.py's records: sf1's score), pairs in pair order."""
+    (lab/tools/calib_ladder.py's records: sf1's score), pairs in pair order."""
     by = {}
     for path in paths:
         with open(path) as f:
@@ -606,7 +606,7 @@ def main(argv=None):
                          "default since calibration-34f), S itself (label, the fits before), or its "
                          "integer level's place fitted with --sf-games (ladder, the anchors since 49b5e75)")
     ap.add_argument("--sf-games", action="append",
-                    help="with --sf-scale ladder: Stockfish-against-Stockfish games (tools/calib_ladder.py's "
+                    help="with --sf-scale ladder: Stockfish-against-Stockfish games (lab/tools/calib_ladder.py's "
                          "JSON lines); repeatable")
     ap.add_argument("--ladder-sigma", type=float, default=cfit.LADDER_SIGMA,
                     help="with --sf-scale ladder: the prior's standard deviation of a step about its labels' step")

@@ -1,7 +1,7 @@
-"""The statistics of tools/calibrate.py, without engines: pentanomial counts, a level -> Elo
+"""The statistics of lab/tools/calibrate.py, without engines: pentanomial counts, a level -> Elo
 curve fitted by maximum likelihood to all games at once, a bootstrap over game pairs, the
 anchors in src/params.rs's form and an SVG chart. Standard library only, so that
-`python3 tools/calibrate.py --self-test` (run by `cargo test --test tools`) needs nothing else.
+`python3 lab/tools/calibrate.py --self-test` (run by `cargo test --test tools`) needs nothing else.
 
 The model: lazuli at level x (a `Skill Level`, or a `UCI_Elo` label) has the Elo R(x) on
 Stockfish 15.1's scale; against Stockfish at `UCI_Elo` S its expected score is the logistic

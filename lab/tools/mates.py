@@ -4,7 +4,7 @@ node count at which the engine reports the exact mate (`score mate N`, not a bou
 with one thread up to a node cap. Node counts do not depend on the machine's load, so runs on
 a busy machine agree with runs on an idle one, and engines can be compared in one run.
 
-    python3 tools/mates.py --epd tests/data/mates_2to5_dev.epd --nodes 2000000 \\
+    python3 lab/tools/mates.py --epd tests/data/mates_2to5_dev.epd --nodes 2000000 \\
         --engine target/release/lazuli --engine /usr/games/stockfish --jobs 2 --csv out.csv
 
 Each engine gets `Threads 1`, `Hash` (--hash, default 16) and any --opt NAME=VALUE, and

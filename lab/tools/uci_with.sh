@@ -2,8 +2,8 @@
 # Runs a UCI engine with options held at given values, for match runners that cannot set them
 # (python-chess manages MultiPV: it refuses to set it and sends the option's default before
 # every `go` of a game):
-#     tools/uci_with.sh ENGINE NAME=VALUE...
-# e.g. tools/uci_with.sh target/release/lazuli MultiPV=4 (option names without spaces). Each
+#     lab/tools/uci_with.sh ENGINE NAME=VALUE...
+# e.g. lab/tools/uci_with.sh target/release/lazuli MultiPV=4 (option names without spaces). Each
 # option is set first, and every later `setoption` of it is rewritten to the value given. The
 # runner's lines pass through `sed -u`, which is ended when the engine exits, so that `quit`
 # ends everything the runner started.
