@@ -1,6 +1,6 @@
 //! The documentation's links and its promises about size and self-containment.
 //!
-//! Reads `README.md` and every `*.md` under `docs/` and checks:
+//! Reads `README.md`, `CHANGELOG.md` and every `*.md` under `docs/` and checks:
 //!
 //! - **No dead link.** Every Markdown link or image `[text](target)` / `![alt](target)` and
 //!   every `<img src="target">` whose target is relative (not `http:`, `https:` or `mailto:`)
@@ -9,8 +9,9 @@
 //!   that file, by GitHub's slug rule (lower case; letters, digits, `-` and `_` kept; spaces to
 //!   `-`; everything else dropped; `-1`, `-2`, ... for repeated headings). Links inside code
 //!   (fenced blocks and inline code spans) are not links and are skipped.
-//! - **A short README.** `README.md` has at most [`README_MAX_LINES`] lines; the rest lives in
-//!   `docs/`.
+//! - **A short README and short pages.** `README.md` has at most [`README_MAX_LINES`] lines, and
+//!   no page of `docs/` more than [`PAGE_MAX_LINES`]: a page is a guide, and the history behind
+//!   it lives in the lab's records (`lab/records/history/`).
 //! - **Nothing outside the repository.** A fresh clone has no `../shared` (this project's
 //!   machines' extras: the match runner, the books, the full Syzygy set) and no `/work/`. The
 //!   rule: a line that mentions `../shared` or `/work/` must also contain the word `extras`
@@ -24,7 +25,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The README's size limit, in lines.
-const README_MAX_LINES: usize = 360;
+const README_MAX_LINES: usize = 300;
+
+/// The size limit of a page in `docs/`, in lines.
+const PAGE_MAX_LINES: usize = 300;
 
 /// Paths that only exist on this project's machines.
 const OUTSIDE: &[&str] = &["../shared", "/work/"];
@@ -33,7 +37,7 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `README.md` and every `*.md` under `docs/`, sorted.
+/// `README.md`, `CHANGELOG.md` and every `*.md` under `docs/`, sorted.
 fn markdown_files() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let mut entries: Vec<PathBuf> = fs::read_dir(dir)
@@ -49,7 +53,7 @@ fn markdown_files() -> Vec<PathBuf> {
             }
         }
     }
-    let mut files = vec![root().join("README.md")];
+    let mut files = vec![root().join("README.md"), root().join("CHANGELOG.md")];
     walk(&root().join("docs"), &mut files);
     files
 }
@@ -448,4 +452,20 @@ fn links_in_code_are_not_links() {
         .map(|l| format!("{}:{}", l.line, l.target))
         .collect();
     assert_eq!(found, ["1:x.md", "6:e.png", "7:i.md#j", "6:f.svg"]);
+}
+
+#[test]
+fn no_page_is_long() {
+    let long: Vec<String> = markdown_files()
+        .iter()
+        .filter(|f| f.starts_with(root().join("docs")))
+        .filter_map(|f| {
+            let lines = fs::read_to_string(f).unwrap().lines().count();
+            (lines > PAGE_MAX_LINES).then(|| format!("{} ({lines} lines)", shown(f)))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "pages over {PAGE_MAX_LINES} lines (move the history to lab/records/history/): {long:?}"
+    );
 }

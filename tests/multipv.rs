@@ -133,8 +133,8 @@ fn multipv_is_deterministic_under_a_node_limit_and_plays_line_one_with_threads()
 /// end), and line 3 shows the depth before (line 2 may show a move that line 1's search scored
 /// on its way). When the decision waited for the whole iteration, all three lines were searched
 /// at the mate's depth first. The positions are mates in 2 of tests/data/mates_2to5_dev.epd
-/// where line 1 is the first to show the mate: in others (0005, 0007, 0013 since issue 34's
-/// defaults) a later line finds it first, and the search ends after that iteration.
+/// where line 1 is the first to show the mate: in others (0005, 0007, 0013 with the current
+/// search) a later line finds it first, and the search ends after that iteration.
 #[test]
 fn multipv_search_ends_after_line_one() {
     for fen in [

@@ -101,19 +101,11 @@ fn mates_in_two_and_three_are_found_with_the_exact_distance() {
     }
 }
 
-/// Mates shown within a node budget (issue 34, "mates shown as soon as Stockfish shows
-/// them"): (id, budget). One thread, 16 MB, a new game each, as `lab/tools/mates.py` searches
-/// them. `lab/tools/mates.py --nodes 100000` with issue 34's defaults (reverse futility to depth 3
-/// at 100 a ply, no null move without a piece; docs/mates.md) showed each exact mate first at
-/// about half its budget (0017 at 54,604); before them the mates in 2 0005 (Qa5), 0017 and
-/// 0007 took 36,586, 130,156 and 558,203 nodes, and 0185 173,646. A search change that shows
-/// them later fails here. Issue 34's targets: Qa5 within 10,000, every mate in 2 within 100,000.
-/// With the built-in net s6f-h32m (`Bench: 2232741`) 0213 came at 2,727 nodes and 0007 at
-/// 45,386, so their budgets are twice that. Batch 5b (`Bench: 2070350`) shows all within
-/// them: Qa5 after 4,996, 0185 after 9,007, 0007 after 9,372 (docs/mates.md); with the
-/// 64-wide net s8910b8-h64m (`Bench: 2409742`) the closest is Qa5, after 4,546 of 7,300.
-/// Batch 6 (`Bench: 2131690`) shows 0185 after 10,006 nodes (4,544 before), so its budget is
-/// now 20,000; Qa5 after 4,229.
+/// Mates shown within a node budget: (id, budget). One thread, 16 MB, a new game each, as
+/// `lab/tools/mates.py` searches them. Each budget is about twice the nodes the current search
+/// needs (docs/mates.md has the counts and how they moved), and the mates in 2 stay within
+/// 100,000 nodes, where Stockfish 15.1 shows them: a search change that shows a mate later
+/// fails here.
 const MATES_WITHIN_NODES: &[(&str, u64)] = &[
     ("matetrack.0021", 400),
     ("matetrack.0015", 500),
