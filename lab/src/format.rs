@@ -236,6 +236,31 @@ pub fn write_file(path: &Path, records: &[PackedBoard]) -> io::Result<()> {
     fs::write(path, records.as_flattened())
 }
 
+/// The flags of `lazuli-lab unpack`.
+#[derive(clap::Parser, Debug)]
+pub struct UnpackArgs {
+    /// A data file or directory, as `train --data` reads it.
+    #[arg(long, value_name = "PATH")]
+    pub data: PathBuf,
+    /// The marlinformat file to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+/// `lazuli-lab unpack`: the positions the trainer learns from, as marlinformat records, for
+/// tools that read that format (lab/tools/fit_wdl.py).
+///
+/// # Errors
+///
+/// Unreadable or damaged data, an unwritable output file.
+pub fn unpack_cli(args: &UnpackArgs) -> Result<(), String> {
+    let records =
+        read_path(&args.data).map_err(|e| format!("reading {}: {e}", args.data.display()))?;
+    write_file(&args.out, &records).map_err(|e| format!("{}: {e}", args.out.display()))?;
+    println!("{} positions to {}", records.len(), args.out.display());
+    Ok(())
+}
+
 /// Appends every record of `reader` to `records`, in 1 MiB reads.
 fn read_records(reader: &mut impl Read, records: &mut Vec<PackedBoard>) -> io::Result<()> {
     let mut buf = vec![0u8; 1 << 20];

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use lazuli_lab::{datagen, train};
+use lazuli_lab::{datagen, format, train};
 
 /// The command line; `--help` shows the doc comments.
 #[derive(Parser, Debug)]
@@ -25,6 +25,8 @@ enum Command {
     Train(train::TrainArgs),
     /// Net files' loss on the positions `train --val X` holds out of the same data
     Loss(train::LossArgs),
+    /// The positions the trainer learns from, as marlinformat (for lab/tools/fit_wdl.py)
+    Unpack(format::UnpackArgs),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
         Command::Datagen(config) => datagen::run_cli(&config).map_err(|e| e.to_string()),
         Command::Train(args) => train::run_cli(&args),
         Command::Loss(args) => train::run_loss_cli(&args),
+        Command::Unpack(args) => format::unpack_cli(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

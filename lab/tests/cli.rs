@@ -92,3 +92,61 @@ fn errors() {
         "--soft-nodes must not exceed --nodes",
     );
 }
+
+/// datagen's binpack chunks, then `unpack`: the trainer's positions as 32-byte records, as
+/// many as it says, fewer than datagen wrote (checks, captures and mates are not learnt from).
+#[test]
+fn datagen_then_unpack() {
+    let dir = std::env::temp_dir().join(format!("lazuli-lab-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = dir.join("d");
+    let data_arg = data.to_str().unwrap();
+    let (code, stdout, stderr) = run(&[
+        "datagen",
+        "--out",
+        data_arg,
+        "--games",
+        "2",
+        "--chunk-games",
+        "1",
+        "--threads",
+        "1",
+        "--nodes",
+        "300",
+        "--seed",
+        "5",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let written: usize = stdout
+        .split(" positions in ")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {stdout}"));
+    let out = dir.join("all.bin");
+    let (code, stdout, stderr) =
+        run(&["unpack", "--data", data_arg, "--out", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let bytes = std::fs::metadata(&out).unwrap().len() as usize;
+    assert_eq!(
+        stdout,
+        format!("{} positions to {}\n", bytes / 32, out.display())
+    );
+    assert!(
+        bytes % 32 == 0 && 0 < bytes / 32 && bytes / 32 < written,
+        "{bytes} bytes, {written}"
+    );
+    expect(
+        &[
+            "unpack",
+            "--data",
+            dir.join("none").to_str().unwrap(),
+            "--out",
+            "x",
+        ],
+        1,
+        false,
+        "reading",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

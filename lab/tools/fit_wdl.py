@@ -11,11 +11,13 @@ MATERIAL_MAX, divided by 58), a(m) and b(m) are cubic polynomials and
     draw = 1 - win - loss
 
 The eight coefficients are fitted by maximum likelihood over every position of the data, each
-labelled with its game's result. The data is `lazuli datagen` output: marlinformat chunks
-(32 bytes a position, the search score from White's side and the game result, documented in
-`src/tools/format.rs`). Writes the coefficients as Rust constants for `src/wdl.rs` and a table
-of predicted against observed results by score.
+labelled with its game's result. The data is the positions the trainer learns from, in
+marlinformat (32 bytes a position, the search score from White's side and the game result,
+documented in `lab/src/format.rs`), which `lazuli-lab unpack` writes from the data store's
+binpack chunks. Writes the coefficients as Rust constants for `src/wdl.rs` and a table of
+predicted against observed results by score.
 
+    lazuli-lab unpack --data lab/data/s13 --out DIR/s13.bin
     python3 lab/tools/fit_wdl.py DIR [DIR ...]        # needs numpy and scipy (pip install)
     python3 lab/tools/fit_wdl.py DIR --against AS0,AS1,AS2,AS3,BS0,BS1,BS2,BS3
         # also scores other coefficients (an earlier fit) on the same data: their mean
@@ -66,7 +68,7 @@ def model(params, v, m):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("dirs", nargs="+", help="folders of lazuli datagen chunks")
+    parser.add_argument("dirs", nargs="+", help="folders of marlinformat files (lazuli-lab unpack)")
     parser.add_argument("--against", help="eight comma-separated coefficients to compare with")
     args = parser.parse_args()
     against = None

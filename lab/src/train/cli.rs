@@ -99,7 +99,8 @@ pub struct TrainArgs {
 #[derive(clap::Args, Debug)]
 #[group(required = true, multiple = false)]
 pub struct Source {
-    /// A marlinformat file, or a directory whose *.bin files are read in name order.
+    /// A data file (binpack or marlinformat), or a directory whose *.binpack and *.bin files
+    /// are read in name order.
     #[arg(long, value_name = "PATH")]
     pub data: Option<PathBuf>,
     /// Train on N generated positions instead (for testing and timing).
@@ -230,7 +231,8 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
 #[derive(clap::Parser, Debug)]
 #[command(args_override_self = true)]
 pub struct LossArgs {
-    /// A marlinformat file, or a directory whose *.bin files are read in name order.
+    /// A data file (binpack or marlinformat), or a directory whose *.binpack and *.bin files
+    /// are read in name order.
     #[arg(long, value_name = "PATH")]
     pub data: PathBuf,
     /// Share of the usable positions scored, in (0, 1]: the last ones in file order, the
