@@ -185,3 +185,23 @@ proptest! {
         let _ = decode(&bytes[..len]);
     }
 }
+
+/// A block of garbage behind a valid header: an empty board is refused by the check of the
+/// position, and the bytes that make `sfbinpack` panic by the parse's `catch_unwind`.
+#[test]
+fn garbage_blocks_are_refused() {
+    let block = |fill: u8| {
+        let mut bytes = b"BINP".to_vec();
+        bytes.extend_from_slice(&40u32.to_le_bytes());
+        bytes.extend(std::iter::repeat_n(fill, 40));
+        decode(&bytes).unwrap_err()
+    };
+    assert!(block(0x00).contains("missing king"), "{}", block(0x00));
+    for fill in [0xFF, 0x55, 0xAA] {
+        assert!(
+            block(fill).contains("the parser gave up"),
+            "{}",
+            block(fill)
+        );
+    }
+}
