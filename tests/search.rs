@@ -170,7 +170,7 @@ fn hard_mate_in_three() {
 /// only at depth 27, standard not up to 27 (Rd8), too deep for this test; zugzwang.002 (Kh6)
 /// both find from depth 7, so it is left out; zugzwang.003 (g5) neither up to 18. With
 /// s8910b8-h64m and batch 5b's search the table held .001 at depth 11 (standard Re6) and .005
-/// at depth 20 (docs/strength.md keeps the earlier depths); zugzwang.004 (Qxh4) has been out
+/// at depth 20 (lab/records/history/strength.md keeps the earlier depths); zugzwang.004 (Qxh4) has been out
 /// since batch 1.
 const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[(
     "zugzwang.001",

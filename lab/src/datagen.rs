@@ -189,7 +189,7 @@ impl Player<'_> {
     ///
     /// The engine's position is set once after the opening and then advanced a move at a
     /// time ([`Engine::play_move`]); rebuilding it from the whole move list before every
-    /// search cost 0.3% of the instructions (callgrind, docs/nets.md).
+    /// search cost 0.3% of the instructions (callgrind, lab/records/history/nets.md).
     fn play(&mut self, game: u64) -> Result<(Game, Searches), Error> {
         let mut rng = Rng::new(self.config.seed ^ game.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let line = self.opening(&mut rng)?;

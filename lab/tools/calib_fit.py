@@ -80,7 +80,7 @@ def sf_elo(elo, scale):
     "steps": the label of its integer level, floor(sf_level): Stockfish picks its move at depth
     1 + int(level), so between two integer levels only the pick's weakness (120 - 2 level)
     moves; its scale was fitted to games at integer levels, where both readings agree
-    (docs/limited-strength.md, "Stockfish's staircase")."""
+    (docs/limited-strength.md, "Stockfish's staircase and its measured ladder")."""
     if scale == "label":
         return float(elo)
     if scale in ("steps", "ladder"):  # the ladder's places are fitted: ladder_fit
@@ -383,8 +383,8 @@ def quantile(sorted_vals, q):
 # ---------------------------------------------------------------------------------------------
 #
 # Stockfish 15.1's whole levels are not spaced as their labels say at 5 s + 0.05 s (its own
-# games between consecutive levels: docs/limited-strength.md, "Stockfish's staircase"). The
-# ladder reading fits each whole level k's place m_k beside lazuli's curve R(x): lazuli at x
+# games between consecutive levels: docs/limited-strength.md, "Stockfish's staircase and its
+# measured ladder"). The ladder reading fits each whole level k's place m_k beside lazuli's curve R(x): lazuli at x
 # against Stockfish at level k expects E(R(x) - m_k), Stockfish at k1 against k2 expects
 # E(m_k1 - m_k2). m_0 is pinned at level 0's label (only differences are measured); each step
 # m_k - m_(k-1) has a normal prior centred on its labels' step with standard deviation `sigma`,

@@ -50,10 +50,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))  # the repository: lab/tools/..
 BOOK = os.path.join(HERE, "books", "noob_3moves_every15.epd")
 PARAMS = os.path.join(ROOT, "src", "params.rs")
-# The full run's points: each level against a Stockfish UCI_Elo near where issue 34's
+# The full run's points: each level against a Stockfish UCI_Elo near where the earlier
 # calibration measured it, every one at a whole Stockfish level (1350 is its level 0.01), where
 # its label and the steps reading agree (--sf-scale; docs/limited-strength.md, "Stockfish's
-# staircase"). Ten levels: Stockfish's scale is a staircase (it picks at depth 1 + int(level)),
+# staircase and its measured ladder"). Ten levels: Stockfish's scale is a staircase (it picks at depth 1 + int(level)),
 # and five points placed too coarsely failed the first held-out check at 1900, nine the second
 # at 1700 and 2200 (the weakening's own steps then). A point far from 50% says where to move
 # its opponent.
