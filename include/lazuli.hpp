@@ -124,10 +124,8 @@ class engine {
      */
     void go(const lazuli_limits &limits, info_handler on_info = {},
             bestmove_handler on_bestmove = {}) {
-        // The previous search's handlers stay alive until its best-move callback returned.
-        if (!lazuli_engine_is_searching(raw_)) {
-            lazuli_engine_wait(raw_, nullptr, 0);
-        }
+        // The previous search's handlers are replaced only once go succeeded: the library
+        // then has finished that search, its best-move callback included.
         auto search = std::make_unique<handlers>();
         search->raw = raw_;
         search->info = std::move(on_info);
