@@ -10,7 +10,7 @@ CFLAGS_STRICT = -std=c11 -Wall -Wextra -Werror -pedantic -O2 -pthread
 NATIVE_LIBS = -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 LIB = target/release/liblazuli.a
 
-.PHONY: all build test bench header example c-test c-valgrind c-soak c-soak-valgrind bench-c install uninstall clean
+.PHONY: all build test bench header lib abi-check example c-test c-valgrind c-soak c-soak-valgrind bench-c install uninstall clean
 
 all: build
 
@@ -28,8 +28,11 @@ bench: build
 header:
 	LAZULI_BLESS=1 $(CARGO) test --test c_api header
 
+# The libraries, and target/release/liblazuli.so.0, the SONAME that programs linked against
+# target/release/liblazuli.so look for at run time (a link to it; cargo does not make one).
 lib:
 	$(CARGO) build --release --lib
+	ln -sf liblazuli.so target/release/$(SONAME)
 
 # The C starting point for GUI authors: 2-thread analysis with live info lines
 # (SYZYGY=folder: also a rook ending with those Syzygy tables).
@@ -71,13 +74,19 @@ c-soak-valgrind: lib
 	$(CC) $(CFLAGS_STRICT) -Iinclude tests/c/soak.c $(LIB) $(NATIVE_LIBS) -o target/c/soak
 	$(VALGRIND) target/c/soak $(SECONDS) $(SAMPLE) $(SEED) $(TRIM) 0
 
+# The library's ABI against the committed description, abi/liblazuli.abi (tools/abi_check.sh).
+abi-check:
+	tools/abi_check.sh
+
 # NPS through the C library against the UCI binary, alternating.
 bench-c:
 	benches/compare_c.sh
 
-# `make install PREFIX=/usr/local`: the binary, both libraries, the header, lazuli.pc for
+# `make install PREFIX=/usr/local`: the binary, both libraries, the headers, lazuli.pc for
 # pkg-config and the CMake package (find_package(lazuli), target lazuli::lazuli), from the
-# templates in tools/install/. DESTDIR is prepended to every path written (staged installs).
+# templates in tools/install/. The shared library is installed as liblazuli.so.$(VERSION),
+# with the links $(SONAME) (its SONAME, what programs load) and liblazuli.so (what
+# -llazuli finds). DESTDIR is prepended to every path written (staged installs).
 # It installs cargo's release build, made first (a no-op when up to date); with BUILD=no it
 # installs the libraries in ARTIFACTS and the binary LAZULI_EXE as they are, without running
 # cargo (the tests install what `cargo test` has just built).
@@ -93,9 +102,12 @@ LAZULI_EXE ?= $(ARTIFACTS)/lazuli
 INSTALL ?= install
 # The version of the [package] in Cargo.toml, the one place it is written.
 VERSION := $(shell sed -n '/^\[package\]/,/^\[/s/^version *= *"\(.*\)"/\1/p' Cargo.toml)
+# The SONAME (build.rs sets it: the major version).
+SONAME = liblazuli.so.$(firstword $(subst ., ,$(VERSION)))
 # The installed files, for uninstall.
-INSTALLED = $(BINDIR)/lazuli $(LIBDIR)/liblazuli.so $(LIBDIR)/liblazuli.a \
-	$(INCLUDEDIR)/lazuli.h $(PKGCONFIGDIR)/lazuli.pc \
+INSTALLED = $(BINDIR)/lazuli $(LIBDIR)/liblazuli.so.$(VERSION) $(LIBDIR)/$(SONAME) \
+	$(LIBDIR)/liblazuli.so $(LIBDIR)/liblazuli.a \
+	$(INCLUDEDIR)/lazuli.h $(INCLUDEDIR)/lazuli.hpp $(PKGCONFIGDIR)/lazuli.pc \
 	$(CMAKEDIR)/lazuliConfig.cmake $(CMAKEDIR)/lazuliConfigVersion.cmake
 SPACE := $(subst ,, )
 # Fills in a template: lazuli.pc writes its directories under ${prefix} where they lie under
@@ -118,9 +130,11 @@ install:
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
 	$(INSTALL) -m 755 $(LAZULI_EXE) $(DESTDIR)$(BINDIR)/lazuli
-	$(INSTALL) -m 755 $(ARTIFACTS)/liblazuli.so $(DESTDIR)$(LIBDIR)/liblazuli.so
+	$(INSTALL) -m 755 $(ARTIFACTS)/liblazuli.so $(DESTDIR)$(LIBDIR)/liblazuli.so.$(VERSION)
+	ln -sf liblazuli.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/liblazuli.so
 	$(INSTALL) -m 644 $(ARTIFACTS)/liblazuli.a $(DESTDIR)$(LIBDIR)/liblazuli.a
-	$(INSTALL) -m 644 include/lazuli.h $(DESTDIR)$(INCLUDEDIR)/lazuli.h
+	$(INSTALL) -m 644 include/lazuli.h include/lazuli.hpp $(DESTDIR)$(INCLUDEDIR)/
 	$(TEMPLATE) tools/install/lazuli.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/lazuli.pc
 	$(TEMPLATE) tools/install/lazuliConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/lazuliConfig.cmake
 	$(TEMPLATE) tools/install/lazuliConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/lazuliConfigVersion.cmake

@@ -42,28 +42,6 @@
 #define LAZULI_VERSION_PATCH 0
 
 /**
- * The version of the format this build writes and reads.
- */
-#define FORMAT_VERSION 1
-
-/**
- * The version of the data word's packing (`pack` in `mod.rs`): move 16 bits, score 16, eval
- * 16, depth + 4 in 8, bound 2, generation 6. Changing the packing changes this number, so
- * that an older file is refused rather than misread.
- */
-#define PACKING_VERSION 1
-
-/**
- * The header's length.
- */
-#define HEADER_BYTES 64
-
-/**
- * Bytes of one entry in the file (and in memory).
- */
-#define ENTRY_BYTES 16
-
-/**
  * What every fallible function returns. On any value but `LAZULI_RESULT_OK` the engine is
  * unchanged and `lazuli_engine_last_error` describes the failure (when an engine was given).
  */

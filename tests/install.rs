@@ -1,6 +1,7 @@
-//! `make install`: the installed tree serves a C program built the two usual ways, with
-//! pkg-config and with CMake's `find_package(lazuli)`, and a C++ program (the header compiles
-//! as C++ and links with C linkage); `make uninstall` removes it.
+//! `make install`: the installed tree (the shared library under its versioned names, with its
+//! SONAME) serves a C and a C++ program built the two usual ways, with pkg-config and with
+//! CMake's `find_package(lazuli)` (the C header compiles as C++, and `lazuli.hpp` wraps it);
+//! `make uninstall` removes it.
 //!
 //! The tests install what `cargo test` has just built (`make install BUILD=no`, no nested
 //! cargo). They need `make`, `cc`, `pkg-config` and `cmake`: a test whose tool the machine
@@ -31,14 +32,14 @@ fn main() {
             &["make", "cmake"],
         ),
         (
-            "a_cpp_program_builds_against_the_installed_header",
-            a_cpp_program_builds_against_the_installed_header,
-            &["make", "g++"],
+            "cpp_programs_build_with_pkg_config",
+            cpp_programs_build_with_pkg_config,
+            &["make", "g++", "pkg-config"],
         ),
         (
             "install_honours_destdir_and_uninstall_removes_every_file",
             install_honours_destdir_and_uninstall_removes_every_file,
-            &["make"],
+            &["make", "readelf"],
         ),
     ];
     let require = std::env::var_os("LAZULI_REQUIRE_TOOLS").is_some();
@@ -69,6 +70,27 @@ fn runs(tool: &str) -> bool {
         .arg("--version")
         .output()
         .is_ok_and(|out| out.status.success())
+}
+
+/// The shared library's SONAME, the name programs linked against it load.
+const SONAME: &str = concat!("liblazuli.so.", env!("CARGO_PKG_VERSION_MAJOR"));
+
+/// `readelf -d`: the dynamic section of `file`.
+fn dynamic_section(file: &Path) -> String {
+    checked_output(
+        tool("readelf").arg("-d").arg(file),
+        &format!("readelf -d {}", file.display()),
+    )
+}
+
+/// Asserts that the program `exe` needs the library by its SONAME.
+fn assert_needs_soname(exe: &Path) {
+    let dynamic = dynamic_section(exe);
+    assert!(
+        dynamic.contains(&format!("Shared library: [{SONAME}]")),
+        "{} does not need {SONAME}:\n{dynamic}",
+        exe.display()
+    );
 }
 
 fn root() -> &'static Path {
@@ -182,7 +204,8 @@ fn a_c_program_builds_with_pkg_config() {
             .arg(&exe),
         "cc $(pkg-config --cflags --libs lazuli)",
     );
-    // Only the installed liblazuli.so is on the library path (not cargo's target dirs).
+    assert_needs_soname(&exe);
+    // Only the installed library is on the library path (not cargo's target dirs).
     run_example(
         Command::new(&exe).env("LD_LIBRARY_PATH", &libdir),
         "the example built with pkg-config",
@@ -214,28 +237,57 @@ fn a_cmake_project_finds_the_package() {
             &format!("the example linked against {target}"),
         );
     }
+    assert_needs_soname(&build.join("app"));
+    // The C++ layer's test, against lazuli::lazuli.
+    let app_cpp = build.join("app_cpp");
+    assert_needs_soname(&app_cpp);
+    let out = checked_output(
+        Command::new(&app_cpp).env_remove("LD_LIBRARY_PATH"),
+        "tests/c/engine_check.cpp built by CMake",
+    );
+    assert!(out.contains("lazuli.hpp checks passed"), "{out}");
 }
 
-/// `tests/c/header_check.cpp`, strict C++17, against the installed header and shared library.
-fn a_cpp_program_builds_against_the_installed_header() {
+/// Strict C++17 through `pkg-config --cflags --libs lazuli`, against the installed headers and
+/// shared library: `tests/c/header_check.cpp` (the C header as C++, C linkage) and
+/// `tests/c/engine_check.cpp` (the C++ layer, `lazuli.hpp`).
+fn cpp_programs_build_with_pkg_config() {
     let (scratch, prefix) = installed("cpp");
-    let exe = scratch.0.join("header_check");
-    checked_output(
-        tool("g++")
-            .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-pthread"])
-            .arg(format!("-I{}", prefix.join("include").display()))
-            .arg(root().join("tests/c/header_check.cpp"))
-            .arg(format!("-L{}", prefix.join("lib").display()))
-            .arg("-llazuli")
-            .arg("-o")
-            .arg(&exe),
-        "g++ tests/c/header_check.cpp",
+    let libdir = prefix.join("lib");
+    let flags = checked_output(
+        tool("pkg-config")
+            .env("PKG_CONFIG_PATH", libdir.join("pkgconfig"))
+            .args(["--cflags", "--libs", "lazuli"]),
+        "pkg-config --cflags --libs lazuli",
     );
-    let out = checked_output(
-        Command::new(&exe).env("LD_LIBRARY_PATH", prefix.join("lib")),
-        "the C++ program",
-    );
-    assert!(out.starts_with(env!("CARGO_PKG_VERSION")), "{out}");
+    for (source, expected) in [
+        ("header_check.cpp", env!("CARGO_PKG_VERSION")),
+        ("engine_check.cpp", "lazuli.hpp checks passed"),
+    ] {
+        let exe = scratch.0.join(source.trim_end_matches(".cpp"));
+        checked_output(
+            tool("g++")
+                .args([
+                    "-std=c++17",
+                    "-Wall",
+                    "-Wextra",
+                    "-Werror",
+                    "-pedantic",
+                    "-pthread",
+                ])
+                .arg(root().join("tests/c").join(source))
+                .args(flags.split_whitespace())
+                .arg("-o")
+                .arg(&exe),
+            &format!("g++ tests/c/{source} $(pkg-config --cflags --libs lazuli)"),
+        );
+        assert_needs_soname(&exe);
+        let out = checked_output(
+            Command::new(&exe).env("LD_LIBRARY_PATH", &libdir),
+            &format!("tests/c/{source}"),
+        );
+        assert!(out.contains(expected), "{source}: no `{expected}`:\n{out}");
+    }
 }
 
 /// Every file under `dir`, relative to it, sorted.
@@ -264,26 +316,49 @@ fn install_honours_destdir_and_uninstall_removes_every_file() {
     make("install", &vars);
 
     let tree = stage.join("opt/lazuli");
+    let versioned = concat!("liblazuli.so.", env!("CARGO_PKG_VERSION"));
     assert_eq!(
         files_under(&tree),
         [
-            "bin/lazuli",
-            "include/lazuli.h",
-            "lib/cmake/lazuli/lazuliConfig.cmake",
-            "lib/cmake/lazuli/lazuliConfigVersion.cmake",
-            "lib/liblazuli.a",
-            "lib/liblazuli.so",
-            "lib/pkgconfig/lazuli.pc",
+            "bin/lazuli".to_owned(),
+            "include/lazuli.h".to_owned(),
+            "include/lazuli.hpp".to_owned(),
+            "lib/cmake/lazuli/lazuliConfig.cmake".to_owned(),
+            "lib/cmake/lazuli/lazuliConfigVersion.cmake".to_owned(),
+            "lib/liblazuli.a".to_owned(),
+            "lib/liblazuli.so".to_owned(),
+            format!("lib/{SONAME}"),
+            format!("lib/{versioned}"),
+            "lib/pkgconfig/lazuli.pc".to_owned(),
         ]
+    );
+    // The library under its full version, with its SONAME; liblazuli.so.0 (the SONAME, what
+    // programs load) and liblazuli.so (what -llazuli finds) are relative links to it.
+    let lib = tree.join("lib");
+    assert!(!lib.join(versioned).is_symlink());
+    let dynamic = dynamic_section(&lib.join(versioned));
+    assert!(
+        dynamic.contains(&format!("Library soname: [{SONAME}]")),
+        "{dynamic}"
+    );
+    assert_eq!(
+        std::fs::read_link(lib.join(SONAME)).unwrap(),
+        Path::new(versioned)
+    );
+    assert_eq!(
+        std::fs::read_link(lib.join("liblazuli.so")).unwrap(),
+        Path::new(SONAME)
     );
     // The paths written into the files are the final ones, without DESTDIR.
     let pc = std::fs::read_to_string(tree.join("lib/pkgconfig/lazuli.pc")).unwrap();
     assert!(pc.contains("\nprefix=/opt/lazuli\n"), "{pc}");
     assert!(!pc.contains(&stage.display().to_string()), "{pc}");
-    assert_eq!(
-        std::fs::read(tree.join("include/lazuli.h")).unwrap(),
-        std::fs::read(root().join("include/lazuli.h")).unwrap()
-    );
+    for header in ["include/lazuli.h", "include/lazuli.hpp"] {
+        assert_eq!(
+            std::fs::read(tree.join(header)).unwrap(),
+            std::fs::read(root().join(header)).unwrap()
+        );
+    }
 
     make("uninstall", &vars);
     assert_eq!(files_under(&tree), Vec::<String>::new());

@@ -46,17 +46,17 @@ use crate::score::{MAX_PLY, Score};
 use crate::sync::Ordering::Relaxed;
 
 /// The file's first eight bytes.
-pub const MAGIC: [u8; 8] = *b"LZHASHTT";
+const MAGIC: [u8; 8] = *b"LZHASHTT";
 /// The version of the format this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+const FORMAT_VERSION: u32 = 1;
 /// The version of the data word's packing (`pack` in `mod.rs`): move 16 bits, score 16, eval
 /// 16, depth + 4 in 8, bound 2, generation 6. Changing the packing changes this number, so
 /// that an older file is refused rather than misread.
-pub const PACKING_VERSION: u16 = 1;
+const PACKING_VERSION: u16 = 1;
 /// The header's length.
-pub const HEADER_BYTES: usize = 64;
+const HEADER_BYTES: usize = 64;
 /// Bytes of one entry in the file (and in memory).
-pub const ENTRY_BYTES: usize = 16;
+const ENTRY_BYTES: usize = 16;
 const BUCKET_BYTES: usize = ENTRY_BYTES * ENTRIES_PER_BUCKET;
 /// The header bytes the checksum covers (all before the checksum itself).
 const CHECKED_HEADER: usize = 40;
