@@ -308,7 +308,7 @@ pub(crate) const SKILL_MAX_LEVEL: i64 = 20;
 pub(crate) const SKILL_ELO_MIN: i64 = 1320;
 /// `UCI_Elo` to strength: piecewise linear between these (Elo, strength) anchors, clamped at
 /// the ends. Written by `lab/tools/calibrate.py --write-params` from games against Stockfish 15.1's
-/// own `UCI_Elo` (docs/limited-strength.md, "Calibration"); the last anchor is full strength.
+/// own `UCI_Elo` (docs/limited-strength.md, "Calibration against Stockfish 15.1"); the last anchor is full strength.
 pub(crate) const SKILL_ELO_ANCHORS: [(i64, f64); 13] = [
     (1308, 0.0),
     (1634, 2.0),

@@ -166,8 +166,8 @@ impl Position {
     /// Passes the turn: the side to move changes and en passant is cleared. Returns false (and
     /// changes nothing) when that is impossible, which is when the side to move is in check.
     ///
-    /// shakmaty's `swap_turn` revalidates the whole position; the cost is measured in the
-    /// README (it is a small share of a null-move node, whose subtree dominates).
+    /// shakmaty's `swap_turn` revalidates the whole position; the cost is measured in
+    /// docs/measurements.md (a small share of a null-move node, whose subtree dominates).
     pub fn push_null(&mut self) -> bool {
         let parent = self.state();
         let Ok(chess) = parent.chess.clone().swap_turn() else {
