@@ -152,13 +152,9 @@ impl Searcher<'_> {
         };
 
         // Step 8. Reverse futility pruning (static null move; chessprogramming wiki, "Reverse
-        // Futility Pruning"): far above beta near the horizon, assume a cutoff. Issue 34 cut it
-        // from depth 7 at 80 a ply to depth 3 at 100: deeper, it cut off nodes where the side
-        // to move had a quiet mate (Qa5's mate in 2 came after 36,586 nodes, then 3,640);
-        // with step 9's guard, mates come as soon as Stockfish 15.1's (docs/mates.md), at no
-        // measured cost: SPRT [-5, 0] passed over ten pooled runs, 3439 pairs, +1.9 Elo
-        // [-3.3, +7.1] (docs/mates.md). Batch 5's net, surer of Black's material there, hid
-        // Qa5 again at depth 3 (28,541 nodes); depth 2 shows it after 4,996.
+        // Futility Pruning"): far above beta near the horizon, assume a cutoff. Kept shallow
+        // (RFP_MAX_DEPTH): deeper, it cuts off nodes where the side to move has a quiet mate,
+        // which then comes later than Stockfish shows it (docs/mates.md has the counts).
         if !N::PV
             && config.pruning
             && excluded.is_none()
