@@ -196,6 +196,18 @@ tunables! {
     /// pawns (Stockfish, Ethereal), where zugzwang is common; 0: the paper's verified null
     /// move alone guards against zugzwang. docs/mates.md measures it on the mate suite.
     NULL_NEEDS_PIECE = 1 in 0..=1;
+    /// Verified null move (`NullMove=verified`, the default) verifies a fail-high (the paper's
+    /// Figure 3) at nodes this many plies or more from the horizon (Stockfish 8-10: 12) ...
+    NULL_VERIFY_MIN_DEPTH = 12 in 1..=24;
+    /// ... and at any depth: at nodes at most this many plies from the root (the replies to
+    /// the root moves, a few per iteration, where a quiet threat beyond the null-move search
+    /// refutes a root move: Qa5's mate in 2) ...
+    NULL_VERIFY_MAX_PLY = 1 in 0..=8;
+    /// ... and where the side to move has at most this many pieces besides king and pawns,
+    /// where zugzwangs are (Fruit 2.1 verifies with one). Elsewhere a fail-high cuts off: the
+    /// verifications 3 and 4 plies from the horizon were most of the paper's extra tree
+    /// (docs/null-move-study.md measures each of the three).
+    NULL_VERIFY_MAX_PIECES = 2 in 0..=8;
 
     // -----------------------------------------------------------------------------------------
     // Move-ordering statistics (search/history.rs, search/movepick.rs).
