@@ -175,9 +175,10 @@ impl Searcher<'_> {
         // shallower with `verify` cleared for the subtree, and searched again at full depth
         // with `verify` set if it then fails low, which reveals a zugzwang). `NullMove=paper`
         // verifies wherever `verify` is set; the default only where a wrong cutoff is likely
-        // or dear: deep nodes, the replies to the root moves (few, and a quiet threat the
-        // null-move search is too shallow to see refutes a root move there), and a side with
-        // few pieces, where zugzwangs are (`verifies_null_move`; docs/design.md).
+        // or dear: deep nodes, the replies to the root moves near the horizon (few, and there
+        // the null-move search, a quiescence search, misses a quiet threat that refutes the
+        // root move), and a side with few pieces, where zugzwangs are (`verifies_null_move`;
+        // docs/design.md).
         // null_ok(): not at a PV node (a fail-high there is re-searched without the null-move
         // cutoffs that would hide a mate), not in check, not right after a null move, beta not
         // a mate score (a side being mated would pass and "escape" at the reduced depth), and

@@ -13,8 +13,9 @@ use crate::params::{
     LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_NOISY_BASE,
     LMR_NOISY_HISTORY_DIVISOR, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR,
     NULL_EVAL_MAX, NULL_NEEDS_PIECE, NULL_VERIFY_MAX_PIECES, NULL_VERIFY_MAX_PLY,
-    NULL_VERIFY_MIN_DEPTH, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION, SINGULAR_MARGIN,
-    SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH, TB_STORE_DEPTH_BONUS,
+    NULL_VERIFY_MIN_DEPTH, NULL_VERIFY_PLY_MAX_DEPTH, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH,
+    PROBCUT_REDUCTION, SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH,
+    TB_STORE_DEPTH_BONUS,
 };
 use crate::position::{is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
@@ -134,8 +135,9 @@ impl Searcher<'_> {
     /// Step 9: whether a null-move fail-high here is verified (the node searched on one ply
     /// shallower, Figure 3) rather than cut off. `Paper`: wherever `verify` is set.
     /// `Verified`: with `verify` set, at least `NULL_VERIFY_MIN_DEPTH` plies from the horizon,
-    /// at most `NULL_VERIFY_MAX_PLY` plies from the root, or with at most
-    /// `NULL_VERIFY_MAX_PIECES` pieces besides king and pawns to move.
+    /// at most `NULL_VERIFY_MAX_PLY` plies from the root and `NULL_VERIFY_PLY_MAX_DEPTH` from
+    /// the horizon, or with at most `NULL_VERIFY_MAX_PIECES` pieces besides king and pawns to
+    /// move.
     #[inline(always)]
     pub(super) fn verifies_null_move(&self, verify: bool, depth: i32, ply: usize) -> bool {
         match self.job.config.null_move {
@@ -143,7 +145,8 @@ impl Searcher<'_> {
             NullMoveMode::Verified => {
                 verify
                     && (depth >= NULL_VERIFY_MIN_DEPTH.get()
-                        || ply <= NULL_VERIFY_MAX_PLY.get() as usize
+                        || (ply <= NULL_VERIFY_MAX_PLY.get() as usize
+                            && depth <= NULL_VERIFY_PLY_MAX_DEPTH.get())
                         || pieces_to_move(self.pos.chess())
                             <= NULL_VERIFY_MAX_PIECES.get() as usize)
             }
