@@ -51,7 +51,7 @@ pub struct OptionSpec {
     pub kind: OptionKind,
 }
 
-const NULL_MOVE_VARS: &[&str] = &["verified", "standard", "off"];
+const NULL_MOVE_VARS: &[&str] = &["verified", "paper", "standard", "off"];
 
 /// The machine's memory in MB, the upper end of `Hash` (Linux `/proc/meminfo`; elsewhere
 /// Stockfish's 64-bit maximum).
@@ -283,6 +283,7 @@ impl Setting {
             ("UCI_Chess960", Value::Bool(b)) => Setting::Chess960(b),
             ("NullMove", Value::Choice(mode)) => Setting::NullMove(match mode {
                 "verified" => NullMoveMode::Verified,
+                "paper" => NullMoveMode::Paper,
                 "standard" => NullMoveMode::Standard,
                 _ => NullMoveMode::Off,
             }),

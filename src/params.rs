@@ -192,10 +192,25 @@ tunables! {
     NULL_EVAL_DIVISOR = 202 in 50..=400;
     /// See [`NULL_DEPTH_DIVISOR`].
     NULL_EVAL_MAX = 3 in 1..=6;
-    /// 1 (the default since issue 34's SPRT): no null move for a side with only king and
+    /// 1 (the default, kept by an SPRT [-5, 0]): no null move for a side with only king and
     /// pawns (Stockfish, Ethereal), where zugzwang is common; 0: the paper's verified null
     /// move alone guards against zugzwang. docs/mates.md measures it on the mate suite.
     NULL_NEEDS_PIECE = 1 in 0..=1;
+    /// Verified null move (`NullMove=verified`, the default) verifies a fail-high (the paper's
+    /// Figure 3) at nodes this many plies or more from the horizon (Stockfish 8-10: 12) ...
+    NULL_VERIFY_MIN_DEPTH = 12 in 1..=24;
+    /// ... and at nodes at most this many plies from the root (the replies to the root moves,
+    /// a few per iteration) ...
+    NULL_VERIFY_MAX_PLY = 1 in 0..=8;
+    /// ... that are at most this many plies from the horizon, where the null-move search is a
+    /// quiescence search, blind to a quiet threat that refutes the root move (Qa5's mate in
+    /// 2) ...
+    NULL_VERIFY_PLY_MAX_DEPTH = 3 in 1..=24;
+    /// ... and where the side to move has at most this many pieces besides king and pawns,
+    /// where zugzwangs are (Fruit 2.1 verifies with one). Elsewhere a fail-high cuts off: the
+    /// verifications 3 and 4 plies from the horizon were most of the paper's extra tree
+    /// (docs/null-move-study.md measures each condition).
+    NULL_VERIFY_MAX_PIECES = 2 in 0..=8;
 
     // -----------------------------------------------------------------------------------------
     // Move-ordering statistics (search/history.rs, search/movepick.rs).

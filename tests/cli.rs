@@ -86,7 +86,7 @@ const HELP: &[Case] = &[
         &["study", "nullmove", "--help"],
         0,
         Stdout,
-        "[default: std2,std3,verified3]",
+        "[default: std2,std3,paper3,verified3]",
     ),
 ];
 

@@ -159,8 +159,9 @@ fn hard_mate_in_three() {
     }
 }
 
-/// Positions of `tests/data/zugzwang_cpw.epd` where standard null-move pruning (fixed R = 3)
-/// picks a wrong move at a fixed depth and verified null-move pruning (fixed R = 3) picks the
+/// Zugzwangs of `tests/data/zugzwang_cpw.epd` and `zugzwang_zpts.epd` where standard null-move
+/// pruning (fixed R = 3) picks a wrong move at a fixed depth and verified null-move pruning
+/// (fixed R = 3), both the default (`verified`) and the paper's rule (`paper`), picks the
 /// right one: (id, fen, depth, standard's move, verified's move = the EPD's best move).
 ///
 /// The depths follow the search and the evaluation, so the table is probed again with
@@ -170,20 +171,33 @@ fn hard_mate_in_three() {
 /// only at depth 27, standard not up to 27 (Rd8), too deep for this test; zugzwang.002 (Kh6)
 /// both find from depth 7, so it is left out; zugzwang.003 (g5) neither up to 18. With
 /// s8910b8-h64m and batch 5b's search the table held .001 at depth 11 (standard Re6) and .005
-/// at depth 20 (lab/records/history/strength.md keeps the earlier depths); zugzwang.004 (Qxh4) has been out
-/// since batch 1.
-const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[(
-    "zugzwang.001",
-    "8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1",
-    11,
-    "e1e5",
-    "e1f1",
-)];
+/// at depth 20 (lab/records/history/strength.md keeps the earlier depths); zugzwang.004
+/// (Qxh4) has been out since batch 1. ZPTS.12 (Ba4): both verified modes from depth 6, standard not up to 12 (Bd7).
+const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
+    (
+        "zugzwang.001",
+        "8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1",
+        11,
+        "e1e5",
+        "e1f1",
+    ),
+    (
+        "ZPTS.12",
+        "4B3/8/p7/k2N4/7p/K6p/PP5P/2q5 w - - 0 1",
+        8,
+        "e8d7",
+        "e8a4",
+    ),
+];
 
 #[test]
 fn verified_null_move_solves_zugzwangs_that_standard_null_move_misses() {
     for &(id, fen, depth, standard, verified) in ZUGZWANG {
-        for (mode, expected) in [("standard", standard), ("verified", verified)] {
+        for (mode, expected) in [
+            ("standard", standard),
+            ("paper", verified),
+            ("verified", verified),
+        ] {
             let mut e = engine(&[
                 ("NullMove", mode),
                 ("NullMoveR", "3"),

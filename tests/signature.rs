@@ -3,10 +3,15 @@
 //! search changes this number; a change that alters it on purpose updates it here and ends its
 //! commit message with `Bench: N`.
 
-use lazuli::BenchConfig;
+use lazuli::{BenchConfig, Engine};
 
 /// `lazuli bench` (16 MB, 1 thread, depth 11): the last lines print this as "Nodes searched".
-const SIGNATURE: u64 = 2_131_690;
+const SIGNATURE: u64 = 2_238_986;
+
+/// The same with `NullMove paper`: the paper's rule, the default before verification was
+/// limited to where it pays. Pinned so that the paper's experiment (`lazuli study nullmove`)
+/// stays repeatable; only a change to the search outside null move may move it.
+const PAPER_SIGNATURE: u64 = 2_131_690;
 
 #[test]
 fn bench_signature_is_pinned() {
@@ -19,4 +24,16 @@ fn bench_signature_is_pinned() {
          `Bench: {}`",
         report.nodes
     );
+}
+
+#[test]
+fn paper_rule_bench_signature_is_pinned() {
+    let mut engine = Engine::new().expect("an engine");
+    engine
+        .set_option("NullMove", "paper")
+        .expect("a NullMove value");
+    let report = BenchConfig::default()
+        .run_on(engine, |_, _| {})
+        .expect("the bench runs");
+    assert_eq!(report.nodes, PAPER_SIGNATURE);
 }

@@ -23,7 +23,7 @@ fn handshake_lists_every_option() {
         "option name Ponder type check default false",
         "option name Move Overhead type spin default 20 min 0 max",
         "option name UCI_Chess960 type check default false",
-        "option name NullMove type combo default verified var verified var standard var off",
+        "option name NullMove type combo default verified var verified var paper var standard var off",
         "option name NullMoveR type spin default 3 min 1 max 4",
         "option name SyzygyPath type string default <empty>",
         "option name SyzygyProbeDepth type spin default 1 min 1 max 100",

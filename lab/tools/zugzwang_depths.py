@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Which move an engine picks at each fixed depth with standard and with verified null-move
-pruning: the probe behind the ZUGZWANG table of tests/search.rs, rerun when the search or the
-built-in net changes (the depths at which each mode finds a zugzwang move move with both).
+"""Which move an engine picks at each fixed depth with standard null-move pruning, the
+paper's verified rule and lazuli's verified null move: the probe behind the ZUGZWANG table of
+tests/search.rs, rerun when the search or the built-in net changes (the depths at which each
+mode finds a zugzwang move move with both).
 
     python3 lab/tools/zugzwang_depths.py --engine target/release/lazuli \\
         --epd tests/data/zugzwang_cpw.epd --id zugzwang.002 --depths 6-14
@@ -9,18 +10,18 @@ built-in net changes (the depths at which each mode finds a zugzwang move move w
         --fen "1q1k4/2Rr4/8/2Q3K1/8/8/8/8 w - - 0 1" --depths 6-14 --opt EvalFile=net.lznn
 
 Every search is a fresh engine process (so no table or history carries over, as in the test)
-with `NullMove standard|verified`, `NullMoveR 3`, `NullMoveAdaptive false`, one thread and any
---opt NAME=VALUE, then `go depth D`. Prints one line a depth: the depth, standard's move,
-verified's move, and `*` after a move that is the EPD record's best move (`bm`, in SAN as the
-suites write it, compared after conversion with python-chess when it is installed, else as
-given). Deterministic: fixed depth, one thread. Standard library only, python-chess optional.
+with `NullMove standard|paper|verified`, `NullMoveR 3`, `NullMoveAdaptive false`, one thread
+and any --opt NAME=VALUE, then `go depth D`. Prints one line a depth: the depth, each mode's
+move, and `*` after a move that is the EPD record's best move (`bm`, in SAN as the suites
+write it, compared after conversion with python-chess when it is installed, else as given).
+Deterministic: fixed depth, one thread. Standard library only, python-chess optional.
 """
 
 import argparse
 import subprocess
 import sys
 
-MODES = ("standard", "verified")
+MODES = ("standard", "paper", "verified")
 
 
 def best_move(engine, fen, depth, mode, options):
@@ -88,7 +89,7 @@ def main():
         best = as_uci(fen, best)
     else:
         fen, best = args.fen, set()
-    print(f"# {fen}; best {' '.join(sorted(best)) or '-'}; depth, standard, verified")
+    print(f"# {fen}; best {' '.join(sorted(best)) or '-'}; depth, {', '.join(MODES)}")
     for depth in range(first, last + 1):
         moves = [best_move(args.engine, fen, depth, mode, options) for mode in MODES]
         marked = [m + ("*" if m in best else "") for m in moves]

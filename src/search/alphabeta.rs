@@ -16,7 +16,6 @@ use crate::params::{
 };
 use crate::position::{Checks, is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
-use crate::search::NullMoveMode;
 use crate::tt::Bound;
 
 impl Searcher<'_> {
@@ -170,21 +169,27 @@ impl Searcher<'_> {
         // still fails high) or verified (Tabibi and Netanyahu, ICGA Journal 2002, Figure 3:
         // with `verify` set a fail-high does not cut off; the node is searched one ply
         // shallower with `verify` cleared for the subtree, and searched again at full depth
-        // with `verify` set if it then fails low, which reveals a zugzwang).
+        // with `verify` set if it then fails low, which reveals a zugzwang). `NullMove=paper`
+        // verifies wherever `verify` is set; the default only where a wrong cutoff is likely
+        // or dear: deep nodes, the replies to the root moves near the horizon (few, and there
+        // the null-move search, a quiescence search, misses a quiet threat that refutes the
+        // root move), and a side with few pieces, where zugzwangs are (`verifies_null_move`;
+        // docs/design.md).
         // null_ok(): not at a PV node (a fail-high there is re-searched without the null-move
         // cutoffs that would hide a mate), not in check, not right after a null move, beta not
         // a mate score (a side being mated would pass and "escape" at the reduced depth), and
         // the static evaluation at least beta (below it a null move would rarely fail high),
-        // and a piece besides king and pawns to move (Stockfish, Ethereal; issue 34: with only
-        // king and pawns a pass is often better than any move, which hid mates such as
-        // matetrack.0185's mate in 5: 173,646 nodes before, now within tests/search.rs's 9,300).
+        // and a piece besides king and pawns to move (Stockfish, Ethereal: with only king and
+        // pawns a pass is often better than any move, and the null move hid mates there;
+        // docs/mates.md).
         let mut null_fail_high = false;
+        let verifies = self.verifies_null_move(verify, depth, ply);
         if !N::PV
             && excluded.is_none()
             && !in_check
-            && let Some(value) = self.null_move(&node, beta, depth, verify)?
+            && let Some(value) = self.null_move(&node, beta, depth, verify, verifies)?
         {
-            if config.null_move == NullMoveMode::Verified && verify {
+            if verifies {
                 depth -= 1;
                 verify = false;
                 null_fail_high = true;

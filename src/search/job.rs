@@ -16,8 +16,12 @@ use crate::tt::TranspositionTable;
 /// Which null-move pruning the search uses (UCI option `NullMove`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NullMoveMode {
-    /// Verified null-move pruning (Tabibi and Netanyahu 2002, Figure 3).
+    /// Verified null-move pruning (Tabibi and Netanyahu 2002, Figure 3) where a wrong cutoff
+    /// is likely or dear (deep nodes, the replies to the root moves, few pieces to move; the
+    /// `NULL_VERIFY_*` constants), a cutoff elsewhere. The default.
     Verified,
+    /// The paper's rule: every null-move fail-high with `verify` set is verified.
+    Paper,
     /// Standard null-move pruning: cut off on every null-move fail-high.
     Standard,
     /// No null move.

@@ -12,8 +12,10 @@ use super::{Best, NodeType, NonPv, Searcher, StaticEval, Stopped};
 use crate::params::{
     LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_NOISY_BASE,
     LMR_NOISY_HISTORY_DIVISOR, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR,
-    NULL_EVAL_MAX, NULL_NEEDS_PIECE, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION,
-    SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH, TB_STORE_DEPTH_BONUS,
+    NULL_EVAL_MAX, NULL_NEEDS_PIECE, NULL_VERIFY_MAX_PIECES, NULL_VERIFY_MAX_PLY,
+    NULL_VERIFY_MIN_DEPTH, NULL_VERIFY_PLY_MAX_DEPTH, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH,
+    PROBCUT_REDUCTION, SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH,
+    TB_STORE_DEPTH_BONUS,
 };
 use crate::position::{is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
@@ -130,10 +132,33 @@ impl Searcher<'_> {
         None
     }
 
+    /// Step 9: whether a null-move fail-high here is verified (the node searched on one ply
+    /// shallower, Figure 3) rather than cut off. `Paper`: wherever `verify` is set.
+    /// `Verified`: with `verify` set, at least `NULL_VERIFY_MIN_DEPTH` plies from the horizon,
+    /// at most `NULL_VERIFY_MAX_PLY` plies from the root and `NULL_VERIFY_PLY_MAX_DEPTH` from
+    /// the horizon, or with at most `NULL_VERIFY_MAX_PIECES` pieces besides king and pawns to
+    /// move.
+    #[inline(always)]
+    pub(super) fn verifies_null_move(&self, verify: bool, depth: i32, ply: usize) -> bool {
+        match self.job.config.null_move {
+            NullMoveMode::Paper => verify,
+            NullMoveMode::Verified => {
+                verify
+                    && (depth >= NULL_VERIFY_MIN_DEPTH.get()
+                        || (ply <= NULL_VERIFY_MAX_PLY.get() as usize
+                            && depth <= NULL_VERIFY_PLY_MAX_DEPTH.get())
+                        || pieces_to_move(self.pos.chess())
+                            <= NULL_VERIFY_MAX_PIECES.get() as usize)
+            }
+            NullMoveMode::Standard | NullMoveMode::Off => false,
+        }
+    }
+
     /// Step 9: passes the turn when the mode, the node and the evaluation allow it
     /// (`null_ok()`) and searches the reply reduced, with a zero window at beta. Returns the
     /// score when that search fails high, a mate or tablebase score lowered to beta (one side
-    /// passed, so it is not proven); the caller cuts off or, verifying, goes on shallower.
+    /// passed, so it is not proven); the caller cuts off or, verifying (`verifies`: see
+    /// [`Self::verifies_null_move`]), goes on shallower.
     #[inline(always)]
     pub(super) fn null_move(
         &mut self,
@@ -141,6 +166,7 @@ impl Searcher<'_> {
         beta: Score,
         depth: i32,
         verify: bool,
+        verifies: bool,
     ) -> Result<Option<Score>, Stopped> {
         let config = self.job.config;
         let mode = config.null_move;
@@ -149,14 +175,14 @@ impl Searcher<'_> {
             && !self.stack[ply].after_null
             && !beta.is_decisive()
             && node.eval.is_some_and(|e| e >= beta)
-            && (mode == NullMoveMode::Standard || !verify || depth > 1)
+            && (!verifies || depth > 1)
             && (NULL_NEEDS_PIECE.get() == 0 || has_piece_to_move(self.pos.chess()));
         if !null_ok || !self.make_null() {
             return Ok(None);
         }
         self.stack[ply + 1].after_null = true;
         self.stack[ply].piece_to = None;
-        let child_verify = mode == NullMoveMode::Verified && verify;
+        let child_verify = verify && matches!(mode, NullMoveMode::Verified | NullMoveMode::Paper);
         let mut r = config.null_r;
         if config.null_adaptive {
             let margin = node
@@ -339,9 +365,16 @@ fn has_piece_to_move(pos: &shakmaty::Chess) -> bool {
     (ours & !(board.pawns() | board.kings())).any()
 }
 
+/// The side to move's pieces besides king and pawns.
+fn pieces_to_move(pos: &shakmaty::Chess) -> usize {
+    let board = pos.board();
+    let ours = board.by_color(pos.turn());
+    (ours & !(board.pawns() | board.kings())).count()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::has_piece_to_move;
+    use super::{has_piece_to_move, pieces_to_move};
     use crate::position::Position;
 
     /// (FEN, whether the side to move may make a null move under the guard).
@@ -370,6 +403,25 @@ mod tests {
         for &(fen, expected) in CASES {
             let pos = Position::from_fen(fen).unwrap();
             assert_eq!(has_piece_to_move(pos.chess()), expected, "{fen}");
+        }
+    }
+
+    /// The count behind `NULL_VERIFY_MAX_PIECES`: the side to move's knights, bishops, rooks
+    /// and queens, never its king or pawns or the opponent's pieces.
+    #[test]
+    fn pieces_to_move_counts_the_side_to_moves_pieces_besides_king_and_pawns() {
+        for (fen, expected) in [
+            ("8/5k2/8/3p4/3P4/8/5K2/q7 w - - 0 1", 0),
+            ("8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1", 1),
+            ("1r4RK/2n5/7k/8/8/8/8/8 b - - 0 1", 2),
+            ("2brrb2/8/p7/7Q/1p1kpPp1/1P1pN1K1/3P4/8 b - - 0 1", 4),
+            (
+                "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                7,
+            ),
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            assert_eq!(pieces_to_move(pos.chess()), expected, "{fen}");
         }
     }
 }

@@ -1,14 +1,14 @@
 //! `lazuli study nullmove`: the experiment of Tabibi and Netanyahu, "Verified Null-Move
 //! Pruning" (ICGA Journal 25(3), 2002), on any EPD suite.
 //!
-//! Every position is searched with every null-move mode (standard R = 1..4, verified R = 1..4,
-//! or none), one thread, the table and histories cleared before each search, everything else
+//! Every position is searched with every null-move mode (standard R = 1..4, lazuli's verified
+//! R = 1..4, the paper's verified rule R = 1..4, or none), one thread, the table and histories cleared before each search, everything else
 //! in the engine identical. One search per position and mode goes to the deepest requested
 //! depth; each completed iteration reports its cumulative node count and best move, which with
 //! one thread and a cleared table are exactly those of a separate search to that depth.
 //!
 //! Reported as the paper does: total nodes per mode and depth with the percentage against
-//! verified R = 3 (its Tables 1, 3, 4), positions solved per mode and depth (`bm` found, no
+//! the paper's verified R = 3 (its Tables 1, 3, 4; lazuli's verified R = 3 without it), positions solved per mode and depth (`bm` found, no
 //! `am` played; Tables 2, 5), mates found for `dm` records (Table 6); plus one row per
 //! position, mode and depth as CSV or JSON.
 
@@ -32,7 +32,7 @@ mod report;
 #[cfg(test)]
 mod tests;
 
-/// A null-move setting to compare: `std2`, `verified3`, `off`.
+/// A null-move setting to compare: `std2`, `verified3`, `paper3`, `off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Mode {
     /// Standard, verified or none.
@@ -48,12 +48,15 @@ pub enum NullModeKey {
     Off,
     /// Standard null-move pruning.
     Standard,
-    /// Verified null-move pruning.
+    /// Verified null-move pruning as lazuli plays it (`NullMove=verified`).
     Verified,
+    /// The paper's verified null-move pruning (`NullMove=paper`).
+    Paper,
 }
 
 impl Mode {
-    /// Parses `std1`..`std4`, `standard3`, `verified1`..`verified4`, `ver3`, `vrfd3`, `off`.
+    /// Parses `std1`..`std4`, `standard3`, `verified1`..`verified4`, `ver3`, `vrfd3`,
+    /// `paper1`..`paper4`, `off`.
     ///
     /// # Errors
     ///
@@ -76,6 +79,7 @@ impl Mode {
         let null_move = match prefix {
             "std" | "standard" => NullModeKey::Standard,
             "ver" | "vrfd" | "verified" => NullModeKey::Verified,
+            "paper" => NullModeKey::Paper,
             _ => return Err(bad_mode(text)),
         };
         Ok(Mode { null_move, r })
@@ -87,22 +91,30 @@ impl Mode {
             NullModeKey::Off => NullMoveMode::Off,
             NullModeKey::Standard => NullMoveMode::Standard,
             NullModeKey::Verified => NullMoveMode::Verified,
+            NullModeKey::Paper => NullMoveMode::Paper,
         }
     }
 
-    /// The short name used in tables (`std2`, `verified3`, `off`).
+    /// The short name used in tables (`std2`, `verified3`, `paper3`, `off`).
     pub fn name(self) -> String {
         match self.null_move {
             NullModeKey::Off => "off".to_owned(),
             NullModeKey::Standard => format!("std{}", self.r),
             NullModeKey::Verified => format!("verified{}", self.r),
+            NullModeKey::Paper => format!("paper{}", self.r),
         }
     }
 }
 
+fn parse_option(text: &str) -> Result<(String, String), String> {
+    text.split_once('=')
+        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+        .ok_or_else(|| format!("'{text}' is not NAME=VALUE"))
+}
+
 fn bad_mode(text: &str) -> Error {
     Error::InvalidCommand(format!(
-        "unknown null-move mode '{text}' (std1..std4, verified1..verified4, off)"
+        "unknown null-move mode '{text}' (std1..std4, verified1..verified4, paper1..paper4, off)"
     ))
 }
 
@@ -117,8 +129,10 @@ pub struct StudyConfig {
     #[arg(long, value_name = "8,9,10", default_value = "8,9,10", value_delimiter = ',',
           num_args = 1, action = ArgAction::Set, value_parser = number::<u32>(1..=64, 1..=64))]
     pub depths: Vec<u32>,
-    /// Null-move modes to compare: stdR (standard, R = 1..4), verifiedR (verified), off.
-    #[arg(long, value_name = "std2,std3,verified3", default_value = "std2,std3,verified3",
+    /// Null-move modes to compare: stdR (standard, R = 1..4), verifiedR (lazuli's verified),
+    /// paperR (the paper's verified rule), off.
+    #[arg(long, value_name = "std2,std3,paper3,verified3",
+          default_value = "std2,std3,paper3,verified3",
           value_delimiter = ',', num_args = 1, action = ArgAction::Set, value_parser = Mode::parse)]
     pub modes: Vec<Mode>,
     /// Drop positions where either side has only king and pawns.
@@ -136,6 +150,10 @@ pub struct StudyConfig {
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = on_off(),
           action = ArgAction::Set)]
     pub pruning: bool,
+    /// Any other engine option, NAME=VALUE, set on every engine before the modes' own (a tune
+    /// build's search constants too); repeatable.
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = parse_option)]
+    pub options: Vec<(String, String)>,
     /// Hash MB per engine.
     #[arg(long = "hash", value_name = "MB", default_value_t = 64,
           value_parser = number::<usize>(1.., 1..=usize::MAX as u64))]
@@ -346,6 +364,9 @@ pub fn run(
                     engine.set_option("LMR", if config.lmr { "true" } else { "false" })?;
                     engine.set_option("NullMoveAdaptive", &config.adaptive.to_string())?;
                     engine.set_option("Pruning", if config.pruning { "true" } else { "false" })?;
+                    for (name, value) in &config.options {
+                        engine.set_option(name, value)?;
+                    }
                     stop.controls
                         .lock()
                         .expect("not poisoned")

@@ -216,7 +216,8 @@ fn defaults() {
     let c = parse(&["--suite", "x.epd"]).unwrap();
     assert_eq!(c.depths(), [8, 9, 10]);
     let modes: Vec<String> = c.modes.iter().map(|m| m.name()).collect();
-    assert_eq!(modes, ["std2", "std3", "verified3"]);
+    assert_eq!(modes, ["std2", "std3", "paper3", "verified3"]);
+    assert!(c.options.is_empty());
     assert!(c.lmr && c.pruning && !c.adaptive && !c.skip_kp);
     assert_eq!((c.hash_mb, c.jobs, c.limit), (64, 1, None));
     // The last of a repeated flag counts; depths run ascending, each once; jobs are clamped.
@@ -233,7 +234,9 @@ fn modes_parse() {
     assert_eq!(Mode::parse("Verified3").unwrap().name(), "verified3");
     assert_eq!(Mode::parse("vrfd3").unwrap().name(), "verified3");
     assert_eq!(Mode::parse("off").unwrap().name(), "off");
-    for bad in ["std0", "std5", "verified", "x3", ""] {
+    assert_eq!(Mode::parse("Paper3").unwrap().name(), "paper3");
+    assert_ne!(Mode::parse("paper3"), Mode::parse("verified3"));
+    for bad in ["std0", "std5", "verified", "paper", "paper9", "x3", ""] {
         assert!(Mode::parse(bad).is_err(), "{bad}");
     }
 }
