@@ -133,7 +133,7 @@ fn datagen_then_unpack() {
         format!("{} positions to {}\n", bytes / 32, out.display())
     );
     assert!(
-        bytes % 32 == 0 && 0 < bytes / 32 && bytes / 32 < written,
+        bytes.is_multiple_of(32) && 0 < bytes / 32 && bytes / 32 < written,
         "{bytes} bytes, {written}"
     );
     expect(
