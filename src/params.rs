@@ -306,10 +306,10 @@ pub(crate) const TB_STORE_DEPTH_BONUS: i32 = 6;
 /// has many endgames below 17, which behave unlike 17).
 pub(crate) const WDL_MATERIAL: (u32, u32) = (4, 78);
 /// Centre of the win-rate curve, a cubic in material / 58 (highest power first), centipawns.
-/// Fitted to the built-in net s8b8-all-h32m's games (data set s10, batch 5b's build).
-pub(crate) const WDL_AS: [f64; 4] = [195.317986, -226.971216, -280.773037, 512.214773];
+/// Fitted to the built-in net s8910b8-h64m's games (the data store's s13, docs/wdl.md).
+pub(crate) const WDL_AS: [f64; 4] = [157.519953, -72.024100, -448.768584, 564.602142];
 /// Width of the win-rate curve, the same kind of cubic.
-pub(crate) const WDL_BS: [f64; 4] = [-83.397602, 136.554951, 49.057976, 117.934861];
+pub(crate) const WDL_BS: [f64; 4] = [32.159453, -85.790282, 158.096776, 96.685608];
 
 // ---------------------------------------------------------------------------------------------
 // Limited strength: `Skill Level`, `UCI_LimitStrength` and `UCI_Elo` (search/skill.rs).
