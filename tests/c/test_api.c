@@ -435,7 +435,7 @@ static void test_options_perft_evaluate(void) {
             combos++;
             CHECK(strcmp(o.name, "NullMove") == 0);
             CHECK(strcmp(o.default_string, "verified") == 0);
-            CHECK(strcmp(o.vars, "verified standard off") == 0);
+            CHECK(strcmp(o.vars, "verified paper standard off") == 0);
         }
     }
     CHECK(combos == 1);
