@@ -183,11 +183,10 @@ impl Searcher<'_> {
         // pawns a pass is often better than any move, and the null move hid mates there;
         // docs/mates.md).
         let mut null_fail_high = false;
-        let verifies = self.verifies_null_move(verify, depth, ply);
         if !N::PV
             && excluded.is_none()
             && !in_check
-            && let Some(value) = self.null_move(&node, beta, depth, verify, verifies)?
+            && let Some((value, verifies)) = self.null_move(&node, beta, depth, verify)?
         {
             if verifies {
                 depth -= 1;

@@ -133,13 +133,13 @@ impl Searcher<'_> {
     }
 
     /// Step 9: whether a null-move fail-high here is verified (the node searched on one ply
-    /// shallower, Figure 3) rather than cut off. `Paper`: wherever `verify` is set.
-    /// `Verified`: with `verify` set, at least `NULL_VERIFY_MIN_DEPTH` plies from the horizon,
-    /// at most `NULL_VERIFY_MAX_PLY` plies from the root and `NULL_VERIFY_PLY_MAX_DEPTH` from
-    /// the horizon, or with at most `NULL_VERIFY_MAX_PIECES` pieces besides king and pawns to
-    /// move.
+    /// shallower, Figure 3) rather than cut off, `pieces` being the side to move's pieces
+    /// besides king and pawns. `Paper`: wherever `verify` is set. `Verified`: with `verify`
+    /// set, at least `NULL_VERIFY_MIN_DEPTH` plies from the horizon, at most
+    /// `NULL_VERIFY_MAX_PLY` plies from the root and `NULL_VERIFY_PLY_MAX_DEPTH` from the
+    /// horizon, or with at most `NULL_VERIFY_MAX_PIECES` pieces.
     #[inline(always)]
-    pub(super) fn verifies_null_move(&self, verify: bool, depth: i32, ply: usize) -> bool {
+    fn verifies_null_move(&self, verify: bool, depth: i32, ply: usize, pieces: usize) -> bool {
         match self.job.config.null_move {
             NullMoveMode::Paper => verify,
             NullMoveMode::Verified => {
@@ -147,8 +147,7 @@ impl Searcher<'_> {
                     && (depth >= NULL_VERIFY_MIN_DEPTH.get()
                         || (ply <= NULL_VERIFY_MAX_PLY.get() as usize
                             && depth <= NULL_VERIFY_PLY_MAX_DEPTH.get())
-                        || pieces_to_move(self.pos.chess())
-                            <= NULL_VERIFY_MAX_PIECES.get() as usize)
+                        || pieces <= NULL_VERIFY_MAX_PIECES.get() as usize)
             }
             NullMoveMode::Standard | NullMoveMode::Off => false,
         }
@@ -157,8 +156,8 @@ impl Searcher<'_> {
     /// Step 9: passes the turn when the mode, the node and the evaluation allow it
     /// (`null_ok()`) and searches the reply reduced, with a zero window at beta. Returns the
     /// score when that search fails high, a mate or tablebase score lowered to beta (one side
-    /// passed, so it is not proven); the caller cuts off or, verifying (`verifies`: see
-    /// [`Self::verifies_null_move`]), goes on shallower.
+    /// passed, so it is not proven), and whether the fail-high is verified
+    /// ([`Self::verifies_null_move`]): the caller cuts off or, verifying, goes on shallower.
     #[inline(always)]
     pub(super) fn null_move(
         &mut self,
@@ -166,17 +165,20 @@ impl Searcher<'_> {
         beta: Score,
         depth: i32,
         verify: bool,
-        verifies: bool,
-    ) -> Result<Option<Score>, Stopped> {
+    ) -> Result<Option<(Score, bool)>, Stopped> {
         let config = self.job.config;
         let mode = config.null_move;
         let ply = node.ply;
-        let null_ok = mode != NullMoveMode::Off
-            && !self.stack[ply].after_null
-            && !beta.is_decisive()
-            && node.eval.is_some_and(|e| e >= beta)
-            && (!verifies || depth > 1)
-            && (NULL_NEEDS_PIECE.get() == 0 || has_piece_to_move(self.pos.chess()));
+        if mode == NullMoveMode::Off
+            || self.stack[ply].after_null
+            || beta.is_decisive()
+            || node.eval.is_none_or(|e| e < beta)
+        {
+            return Ok(None);
+        }
+        let pieces = pieces_to_move(self.pos.chess());
+        let verifies = self.verifies_null_move(verify, depth, ply, pieces);
+        let null_ok = (!verifies || depth > 1) && (NULL_NEEDS_PIECE.get() == 0 || pieces > 0);
         if !null_ok || !self.make_null() {
             return Ok(None);
         }
@@ -201,7 +203,8 @@ impl Searcher<'_> {
         self.stack[ply + 1].after_null = false;
         self.unmake();
         let value = -result?;
-        Ok((value >= beta).then(|| if value.is_decisive() { beta } else { value }))
+        let bounded = if value.is_decisive() { beta } else { value };
+        Ok((value >= beta).then_some((bounded, verifies)))
     }
 
     /// Step 9b: tries the captures that win at least `beta + PROBCUT_MARGIN` minus the
@@ -357,15 +360,8 @@ impl Searcher<'_> {
     }
 }
 
-/// Step 9's guard with [`NULL_NEEDS_PIECE`]: the side to move has a piece besides king and
-/// pawns.
-fn has_piece_to_move(pos: &shakmaty::Chess) -> bool {
-    let board = pos.board();
-    let ours = board.by_color(pos.turn());
-    (ours & !(board.pawns() | board.kings())).any()
-}
-
-/// The side to move's pieces besides king and pawns.
+/// The side to move's pieces besides king and pawns: step 9's guard with [`NULL_NEEDS_PIECE`]
+/// (at least one) and its verification's [`NULL_VERIFY_MAX_PIECES`].
 fn pieces_to_move(pos: &shakmaty::Chess) -> usize {
     let board = pos.board();
     let ours = board.by_color(pos.turn());
@@ -374,7 +370,7 @@ fn pieces_to_move(pos: &shakmaty::Chess) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{has_piece_to_move, pieces_to_move};
+    use super::pieces_to_move;
     use crate::position::Position;
 
     /// (FEN, whether the side to move may make a null move under the guard).
@@ -402,7 +398,7 @@ mod tests {
     fn null_move_guard_needs_a_piece_besides_king_and_pawns() {
         for &(fen, expected) in CASES {
             let pos = Position::from_fen(fen).unwrap();
-            assert_eq!(has_piece_to_move(pos.chess()), expected, "{fen}");
+            assert_eq!(pieces_to_move(pos.chess()) > 0, expected, "{fen}");
         }
     }
 
