@@ -222,3 +222,41 @@ fn command_line_buckets() {
     assert_eq!(again.buckets, 8);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A net widened with fresh lanes scores every position as before, in floating point and as a
+/// net file; a run from it starts at the narrow net's validation loss and learns; narrowing is
+/// refused.
+#[test]
+fn a_widened_net_computes_the_same_and_learns() {
+    let narrow = lively_net(32, 3, 0.0).with_buckets(8).unwrap();
+    let random = Network::new_random(64, 8, &mut Rng::new(9));
+    let wide = narrow.clone().widened(&random).unwrap();
+    assert_eq!(wide.hidden, 64);
+    assert!(wide.row(0)[32..].iter().any(|&w| w != 0.0), "new lanes learn");
+    let (qn, qw) = (narrow.quantise(), wide.quantise());
+    for record in data(200, 5) {
+        let d = decode(&record).unwrap();
+        assert_eq!(narrow.eval_cp(&d), wide.eval_cp(&d));
+        assert_eq!(qn.eval(&d), qw.eval(&d));
+    }
+    assert!(wide.clone().widened(&narrow).is_err());
+    let records = data(3000, 7);
+    let losses = |start: Network, hidden: usize| {
+        let cfg = TrainConfig {
+            hidden,
+            buckets: 8,
+            ..small_config(2)
+        };
+        let mut losses = Vec::new();
+        train_from(&records, &cfg, Some(start), |p| {
+            if let Some(loss) = p.val_loss {
+                losses.push(loss);
+            }
+        })
+        .unwrap();
+        losses
+    };
+    let (from_narrow, from_wide) = (losses(narrow.clone(), 32), losses(narrow, 64));
+    assert_eq!(from_narrow[0], from_wide[0]);
+    assert!(from_wide.last().unwrap() < &from_wide[0], "{from_wide:?}");
+}

@@ -32,13 +32,15 @@ pub struct TrainArgs {
     /// Where to write the quantised LZNN net.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
-    /// Hidden neurons per perspective (a positive multiple of 8).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_HIDDEN)]
-    pub hidden: usize,
-    /// Start from this LZNN net file instead of random weights (its width is the run's; the
-    /// file's integer weights are the start): a net trained before goes on learning from new
-    /// data.
-    #[arg(long, value_name = "FILE", conflicts_with = "hidden")]
+    /// Hidden neurons per perspective (a positive multiple of 8) [default: --init's width,
+    /// else 256]. Wider than --init's net widens it: its lanes are kept, the new lanes start
+    /// with random input weights and zero output weights, so the wider net starts scoring
+    /// every position as the narrower one did.
+    #[arg(long, value_name = "N")]
+    pub hidden: Option<usize>,
+    /// Start from this LZNN net file instead of random weights (the file's integer weights are
+    /// the start): a net trained before goes on learning from new data, or is widened.
+    #[arg(long, value_name = "FILE")]
     pub init: Option<PathBuf>,
     /// Output buckets by piece count: 1, 2, 4 or 8 output layers over one hidden layer
     /// [default: --init's, else 1]. With --init from a one-bucket net, its output layer starts
@@ -112,7 +114,7 @@ impl TrainArgs {
     /// The training run the flags ask for.
     pub fn config(&self) -> TrainConfig {
         TrainConfig {
-            hidden: self.hidden,
+            hidden: self.hidden.unwrap_or(DEFAULT_HIDDEN),
             buckets: self.buckets.unwrap_or(1),
             epochs: self.epochs,
             batch_size: self.batch,
@@ -151,7 +153,7 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
     };
     let mut cfg = args.config();
     if let Some(net) = &start {
-        cfg.hidden = net.hidden;
+        cfg.hidden = args.hidden.unwrap_or(net.hidden);
         cfg.buckets = args.buckets.unwrap_or(net.buckets);
     }
     cfg.validate()?;

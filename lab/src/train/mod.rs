@@ -478,13 +478,7 @@ pub fn train_from(
     let mut rng = Rng::new(cfg.seed);
     let mut net = Network::new_random(cfg.hidden, cfg.buckets, &mut rng);
     if let Some(start) = start {
-        if start.hidden != cfg.hidden {
-            return Err(format!(
-                "the start net is {} wide, the run {}",
-                start.hidden, cfg.hidden
-            ));
-        }
-        net = start.with_buckets(cfg.buckets)?;
+        net = start.with_buckets(cfg.buckets)?.widened(&net)?;
     }
     let (mut indices, val, skipped) = split(data, cfg.validation_fraction);
     rng.shuffle(&mut indices);

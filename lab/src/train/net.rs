@@ -480,6 +480,39 @@ impl Network {
         Ok(self)
     }
 
+    /// This network widened to `random`'s width, which it must not exceed: every row keeps
+    /// its lanes, the new lanes take `random`'s input weights (`W1`, drawn as a fresh net's)
+    /// and zero everywhere else, so the output weights of the new neurons start at zero and
+    /// the wider net scores every position exactly as this one (net2net-style widening: the
+    /// wider net starts as strong as the narrower and its new neurons learn from there).
+    pub fn widened(self, random: &Network) -> Result<Network, String> {
+        let (from, to) = (self.hidden, random.hidden);
+        if from == to {
+            return Ok(self);
+        }
+        if from > to || self.buckets != random.buckets {
+            return Err(format!(
+                "a {from}-wide net cannot become {to} wide (only wider, same buckets)"
+            ));
+        }
+        let mut params = vec![0.0; PARAM_ROWS * to];
+        for (row, (new, old)) in params
+            .chunks_exact_mut(to)
+            .zip(self.params.chunks_exact(from))
+            .enumerate()
+        {
+            new[..from].copy_from_slice(old);
+            if row < INPUTS {
+                new[from..].copy_from_slice(&random.row(row)[from..]);
+            }
+        }
+        Ok(Network {
+            hidden: to,
+            buckets: self.buckets,
+            params,
+        })
+    }
+
     /// Folds the factoriser's rows into `W1` (`W1[i] += F[i / 64]`) and zeroes them: the same
     /// function of the pieces' inputs, as a plain network.
     pub fn merge_factors(&mut self) {
