@@ -31,6 +31,7 @@ fn help() {
     expect(&["datagen", "--help"], 0, true, "--manifest <FILE>");
     expect(&["train", "--help"], 0, true, "--synthetic <N>");
     expect(&["train", "--help"], 0, true, "--no-calibrate");
+    expect(&["train", "--help"], 0, true, "--resume <FILE>");
     expect(&["loss", "--help"], 0, true, "<NET>...");
 }
 
@@ -70,6 +71,20 @@ fn errors() {
         1,
         false,
         "lazuli-lab: hidden size",
+    );
+    expect(
+        &[
+            "train",
+            "--synthetic",
+            "10",
+            "--out",
+            "unused.lznn",
+            "--resume",
+            "no-such.ckpt",
+        ],
+        1,
+        false,
+        "lazuli-lab: no-such.ckpt: ",
     );
     expect(
         &["loss", "--data", "no-such-dir", "net.lznn"],

@@ -4,11 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::checkpoint::Checkpoint;
 use super::net::{self, Network, QuantisedNet};
 use super::{
     DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_FINAL_LR_FRACTION, DEFAULT_HIDDEN, DEFAULT_LAMBDA,
     DEFAULT_LR, DEFAULT_SEED, DEFAULT_VALIDATION, DEFAULT_WEIGHT_CLIP, DEFAULT_WEIGHT_DECAY,
-    LrSchedule, Progress, TrainConfig, quantised_loss, split, synth, train_from, usable,
+    LrSchedule, Progress, RunOptions, TrainConfig, quantised_loss, split, synth, train_with,
+    usable,
 };
 use crate::cli::available_threads;
 use crate::format::{self, PackedBoard};
@@ -95,6 +97,18 @@ pub struct TrainArgs {
     /// epochs): their value is the same, so a small data set counts twice.
     #[arg(long)]
     pub mirror: bool,
+    /// Save the run's state to FILE at the end of every epoch (through FILE.tmp, renamed), so
+    /// that --resume can go on with it. An existing FILE is refused unless --resume names it.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+    /// Go on with the run saved in FILE from its next epoch, and keep saving to FILE (or to
+    /// --checkpoint's file). The data and the flags must be the run's (--threads aside; with
+    /// the same thread count the result is the uninterrupted run's, bit for bit).
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+    /// Stop at the end of epoch N, leaving the checkpoint (and no net file) for --resume.
+    #[arg(long, value_name = "N")]
+    pub stop_after: Option<usize>,
 }
 
 /// Where the positions come from.
@@ -157,6 +171,16 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
         cfg.buckets = args.buckets.unwrap_or(net.buckets);
     }
     cfg.validate()?;
+    let (resume, save) = checkpoint_files(args, &cfg)?;
+    if let Some(saved) = &resume
+        && saved.config.threads != cfg.threads
+    {
+        eprintln!(
+            "note: the checkpoint's run had {} threads, this one {}: the result will differ \
+             slightly from the uninterrupted run's",
+            saved.config.threads, cfg.threads
+        );
+    }
     let data = match (&args.source.data, args.source.synthetic) {
         (Some(path), _) => {
             format::read_path(path).map_err(|e| format!("reading {}: {e}", path.display()))?
@@ -175,11 +199,29 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
     let started = Instant::now();
     let mut last_print = Instant::now();
     let mut last = None;
-    let net = train_from(&data, &cfg, start, |p| {
+    let options = RunOptions {
+        start,
+        resume,
+        checkpoint: save,
+        stop_after: args.stop_after,
+    };
+    let net = train_with(&data, &cfg, options, |p| {
         print_progress(p, &mut last_print);
         last = Some(p.clone());
     })?;
     let seconds = started.elapsed().as_secs_f64();
+    let last = last.expect("train reports at least once");
+    if let (Some(stop), Some(save)) = (args.stop_after, save)
+        && stop < cfg.epochs
+    {
+        println!(
+            "stopped after epoch {stop} of {} ({seconds:.1} s); the same command with \
+             --resume {} goes on",
+            cfg.epochs,
+            save.display()
+        );
+        return Ok(());
+    }
     let mut quantised = net.quantise();
     let shifts = if args.no_calibrate {
         vec![0]
@@ -201,9 +243,15 @@ pub fn run_cli(args: &TrainArgs) -> Result<(), String> {
     if QuantisedNet::from_bytes(&bytes)? != quantised {
         return Err(format!("{out} does not read back as the network written"));
     }
-    let last = last.expect("train reports at least once");
     let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.6}"));
-    println!("epochs: {} ({seconds:.1} s)", cfg.epochs);
+    if last.first_epoch > 0 {
+        println!(
+            "epochs: {} ({} resumed, {seconds:.1} s)",
+            cfg.epochs, last.first_epoch
+        );
+    } else {
+        println!("epochs: {} ({seconds:.1} s)", cfg.epochs);
+    }
     println!(
         "positions: {} training, {} validation, {} skipped",
         last.train_positions, last.val_positions, last.skipped
@@ -293,6 +341,49 @@ pub fn run_loss_cli(args: &LossArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The checkpoint `--resume` names, read and checked against the run's settings `cfg` (before
+/// the data is read), and the file the run saves its checkpoints to (`--checkpoint`'s, else
+/// `--resume`'s). Refuses to overwrite a checkpoint the run does not resume, and
+/// `--stop-after` without a file to save to.
+fn checkpoint_files<'a>(
+    args: &'a TrainArgs,
+    cfg: &TrainConfig,
+) -> Result<(Option<Checkpoint>, Option<&'a Path>), String> {
+    let save = args.checkpoint.as_deref().or(args.resume.as_deref());
+    if let Some(path) = &args.checkpoint
+        && path.exists()
+        && !args.resume.as_deref().is_some_and(|r| same_file(path, r))
+    {
+        return Err(format!(
+            "{} exists: add --resume {} to go on with its run, or remove it to start again",
+            path.display(),
+            path.display()
+        ));
+    }
+    if args.stop_after.is_some() && save.is_none() {
+        return Err("--stop-after needs --checkpoint (or --resume) to save the run to".into());
+    }
+    let resume = match &args.resume {
+        Some(path) => {
+            let saved = Checkpoint::read(path)?;
+            saved
+                .check_settings(cfg)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            Some(saved)
+        }
+        None => None,
+    };
+    Ok((resume, save))
+}
+
+/// Whether `a` and `b` name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// A net file, or the error naming it.
 fn read_net(path: &Path) -> Result<QuantisedNet, String> {
     std::fs::read(path)
@@ -318,9 +409,13 @@ fn quantisation_error(net: &Network, q: &QuantisedNet, data: &[PackedBoard]) -> 
 
 fn print_progress(p: &Progress, last_print: &mut Instant) {
     let fmt = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.6}"));
-    if p.epoch == 0 {
+    if p.batch == 0 {
+        let start = match p.first_epoch {
+            0 => "initial".to_string(),
+            done => format!("resumed after epoch {done}:"),
+        };
         eprintln!(
-            "{} training, {} validation, {} skipped; initial validation loss {}",
+            "{} training, {} validation, {} skipped; {start} validation loss {}",
             p.train_positions,
             p.val_positions,
             p.skipped,

@@ -29,11 +29,16 @@
 //!   alone; each thread sums its slice in order, and gradients and losses are combined in
 //!   thread order, so a run is bit-for-bit reproducible for a given seed, data and thread
 //!   count. (Another thread count cuts the batch differently and so rounds differently.)
+//! * **Checkpoints.** A run may save its state at the end of every epoch and a later run
+//!   resume it from the next epoch, bit for bit as if it had not stopped ([`checkpoint`]).
 //! * **Output.** The trained network is quantised ([`net::QuantisedNet`]) and written as the
 //!   `LZNN` net file lazuli loads.
 
 #[cfg(test)]
 mod bucket_tests;
+pub mod checkpoint;
+#[cfg(test)]
+mod checkpoint_tests;
 mod cli;
 #[cfg(test)]
 mod loss_tests;
@@ -43,9 +48,13 @@ pub mod synth;
 #[cfg(test)]
 mod tests;
 
+use std::ops::Range;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, RwLock};
 use std::time::Instant;
 
+use self::checkpoint::{Checkpoint, DataId};
 pub use self::cli::{LossArgs, TrainArgs, run_cli, run_loss_cli};
 use self::net::{
     Features, Gradients, Network, PARAM_ROWS, QuantisedNet, Scratch, target_from_record,
@@ -185,12 +194,15 @@ impl TrainConfig {
 }
 
 /// A progress report: after every batch, at the end of every epoch (`epoch_end`, with the
-/// validation loss) and once before training (`epoch == 0`, the initial validation loss).
+/// validation loss) and once before training (`batch == 0`, the validation loss of the start).
 #[derive(Clone, Debug)]
 pub struct Progress {
-    /// 1-based; 0 for the report before training.
+    /// 1-based; for the report before training, the epochs done before (0, or a resumed
+    /// checkpoint's).
     pub epoch: usize,
     pub epochs: usize,
+    /// Epochs done before this run started: 0, or those of the checkpoint it resumed.
+    pub first_epoch: usize,
     /// Batches done in this epoch.
     pub batch: usize,
     pub batches: usize,
@@ -272,18 +284,27 @@ struct Shared<'a> {
     bounds: Vec<usize>,
     /// Thread `t`'s gradients and loss, written by `t` in the compute phases.
     grads: Vec<RwLock<Gradients>>,
+    /// Thread `t`'s Adam moments (of its rows), written by `t` in the update phases and read
+    /// by thread 0 for checkpoints.
+    moments: Vec<RwLock<Moments>>,
     /// Training indices, reshuffled by thread 0 between epochs.
     order: RwLock<Vec<u32>>,
     val: &'a [u32],
+    /// The epochs (0-based) this run goes through.
+    epochs: Range<usize>,
     barrier: Barrier,
+    /// Set by thread 0 when the run must end early (a checkpoint it could not write); read by
+    /// all after the barrier at the start of the next epoch.
+    stop: AtomicBool,
 }
 
-/// What only thread 0 (the caller's thread) holds: the PRNG, the progress callback and the
-/// report it fills in.
+/// What only thread 0 (the caller's thread) holds: the PRNG, the progress callback, the report
+/// it fills in and where checkpoints go, with the data's identity they record.
 struct Coordinator<'p> {
     rng: Rng,
     progress: &'p mut dyn FnMut(&Progress),
     report: Progress,
+    checkpoint: Option<(&'p Path, DataId)>,
 }
 
 impl Shared<'_> {
@@ -368,22 +389,44 @@ impl Shared<'_> {
     }
 
     /// Every thread: reduce and AdamW-update its own rows.
-    fn update_phase(&self, t: usize, moments: &mut Moments, s: StepScalars, scratch: &mut [f32]) {
+    fn update_phase(&self, t: usize, s: StepScalars, scratch: &mut [f32]) {
         let guards: Vec<_> = self.grads.iter().map(|g| g.read().unwrap()).collect();
         let grads: Vec<&Gradients> = guards.iter().map(|g| &**g).collect();
         let mut params = self.params[t].write().unwrap();
+        let mut moments = self.moments[t].write().unwrap();
         moments.update_rows(self.bounds[t], &mut params, &grads, s, scratch);
     }
 
+    /// The run's state after `epochs_done` epochs of `batches` batches, for a checkpoint.
+    /// Thread 0 alone, between phases.
+    fn checkpoint(&self, epochs_done: usize, batches: usize, data: &DataId) -> Checkpoint {
+        let flat = |part: fn(&Moments) -> &[f32]| -> Vec<f32> {
+            self.moments
+                .iter()
+                .flat_map(|m| part(&m.read().unwrap()).to_vec())
+                .collect()
+        };
+        Checkpoint {
+            config: self.cfg.clone(),
+            data: data.clone(),
+            epochs_done,
+            steps: (epochs_done * batches) as u64,
+            params: self.read_params().iter().flat_map(|g| g.to_vec()).collect(),
+            m: flat(Moments::m),
+            v: flat(Moments::v),
+        }
+    }
+
     /// The whole run as seen by thread `t`; thread 0 also coordinates. All threads pass the
-    /// same barriers in the same order.
-    fn run(&self, t: usize, mut coord: Option<Coordinator>) {
+    /// same barriers in the same order. Thread 0 returns the error of a checkpoint it could
+    /// not write, after which every thread stops at the start of the next epoch.
+    fn run(&self, t: usize, mut coord: Option<Coordinator>) -> Result<(), String> {
         let cfg = self.cfg;
         let h = cfg.hidden;
         let mut scratch = Scratch::new(h);
         let mut row_scratch = vec![0.0f32; h];
         let mut records = Vec::with_capacity(cfg.batch_size.div_ceil(cfg.threads));
-        let mut moments = Moments::new((self.bounds[t + 1] - self.bounds[t]) * h);
+        let mut failure = None;
         let train_len = self.order.read().unwrap().len();
         let batches = train_len.div_ceil(cfg.batch_size);
         let total_steps = batches * cfg.epochs;
@@ -396,11 +439,16 @@ impl Shared<'_> {
             c.report.val_loss = val_loss(self);
             (c.progress)(&c.report);
         }
-        for epoch in 0..cfg.epochs {
-            if let Some(c) = &mut coord {
+        for epoch in self.epochs.clone() {
+            if let Some(c) = &mut coord
+                && failure.is_none()
+            {
                 c.rng.shuffle(&mut self.order.write().unwrap());
             }
             self.barrier.wait();
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
             let start = Instant::now();
             let (mut loss_sum, mut seen) = (0.0f64, 0usize);
             for b in 0..batches {
@@ -411,7 +459,7 @@ impl Shared<'_> {
                 self.compute_phase(t, (range, epoch), &mut scratch, &mut records);
                 self.barrier.wait();
                 let s = StepScalars::new(step as i32 + 1, lr, cfg.weight_decay, cfg.weight_clip);
-                self.update_phase(t, &mut moments, s, &mut row_scratch);
+                self.update_phase(t, s, &mut row_scratch);
                 if coord.is_some() {
                     loss_sum += self.loss_sum();
                     seen += len;
@@ -437,9 +485,31 @@ impl Shared<'_> {
                 c.report.epoch_end = true;
                 c.report.val_loss = val_loss(self);
                 (c.progress)(&c.report);
+                if let Some((path, data)) = &c.checkpoint
+                    && let Err(e) = self.checkpoint(epoch + 1, batches, data).write(path)
+                {
+                    self.stop.store(true, Ordering::Relaxed);
+                    failure = Some(e);
+                }
             }
         }
+        failure.map_or(Ok(()), Err)
     }
+}
+
+/// How a run starts, and what it leaves for a later one: the options of [`train_with`].
+#[derive(Debug, Default)]
+pub struct RunOptions<'a> {
+    /// Start from this net rather than random weights (see [`train_from`]).
+    pub start: Option<Network>,
+    /// Go on with this checkpoint's run from its next epoch; it must belong to the same
+    /// settings (the thread count aside) and data. Its parameters replace `start`'s.
+    pub resume: Option<Checkpoint>,
+    /// Write a checkpoint here at the end of every epoch (atomically, see
+    /// [`Checkpoint::write`]).
+    pub checkpoint: Option<&'a Path>,
+    /// Stop at the end of this epoch (1-based) rather than the last, to resume later.
+    pub stop_after: Option<usize>,
 }
 
 /// [`train_from`] random weights (the tests' form).
@@ -469,8 +539,35 @@ pub fn train_from(
     data: &[PackedBoard],
     cfg: &TrainConfig,
     start: Option<Network>,
+    progress: impl FnMut(&Progress),
+) -> Result<Network, String> {
+    let options = RunOptions {
+        start,
+        ..RunOptions::default()
+    };
+    train_with(data, cfg, options, progress)
+}
+
+/// [`train_from`] with checkpoints: the run may resume a checkpoint (`options.resume`), save
+/// one at the end of every epoch (`options.checkpoint`) and stop early
+/// (`options.stop_after`). Returns the network as it is after the last epoch run. Fails as
+/// [`train_from`] does, and also on a checkpoint of other settings or data, or one it cannot
+/// write (the run then stops at the end of that epoch; the previous checkpoint stays whole).
+///
+/// A resumed run replays the shuffles of the epochs done (see [`checkpoint`]), and when it
+/// resumes or saves it hashes the data once, so that a checkpoint names its data.
+pub fn train_with(
+    data: &[PackedBoard],
+    cfg: &TrainConfig,
+    options: RunOptions,
     mut progress: impl FnMut(&Progress),
 ) -> Result<Network, String> {
+    let RunOptions {
+        start,
+        resume,
+        checkpoint,
+        stop_after,
+    } = options;
     cfg.validate()?;
     if data.len() > u32::MAX as usize {
         return Err(format!("at most {} positions", u32::MAX));
@@ -486,13 +583,37 @@ pub fn train_from(
         return Err("no usable training positions".into());
     }
     let h = cfg.hidden;
+    let batches = indices.len().div_ceil(cfg.batch_size);
+    let data_id = (checkpoint.is_some() || resume.is_some())
+        .then(|| DataId::new(data, indices.len(), val.len()));
+    let (mut m, mut v) = (vec![0.0; PARAM_ROWS * h], vec![0.0; PARAM_ROWS * h]);
+    let mut first_epoch = 0;
+    if let (Some(saved), Some(id)) = (resume, &data_id) {
+        saved.check(cfg, id, batches)?;
+        for _ in 0..saved.epochs_done {
+            rng.shuffle(&mut indices);
+        }
+        first_epoch = saved.epochs_done;
+        (net.params, m, v) = (saved.params, saved.m, saved.v);
+    }
+    let last_epoch = stop_after.map_or(cfg.epochs, |e| e.min(cfg.epochs));
+    if last_epoch <= first_epoch && first_epoch < cfg.epochs {
+        return Err(format!(
+            "stopping after epoch {last_epoch} leaves nothing to do ({first_epoch} epochs are done)"
+        ));
+    }
     let bounds = optim::row_bounds(cfg.threads);
+    let range = |w: &[usize], values: &[f32]| values[w[0] * h..w[1] * h].to_vec();
     let shared = Shared {
         data,
         cfg,
         params: bounds
             .windows(2)
-            .map(|w| RwLock::new(net.params[w[0] * h..w[1] * h].to_vec()))
+            .map(|w| RwLock::new(range(w, &net.params)))
+            .collect(),
+        moments: bounds
+            .windows(2)
+            .map(|w| RwLock::new(Moments::from_parts(range(w, &m), range(w, &v))))
             .collect(),
         bounds,
         grads: (0..cfg.threads)
@@ -500,17 +621,20 @@ pub fn train_from(
             .collect(),
         order: RwLock::new(indices),
         val: &val,
+        epochs: first_epoch..last_epoch.max(first_epoch),
         barrier: Barrier::new(cfg.threads),
+        stop: AtomicBool::new(false),
     };
     let train_positions = shared.order.read().unwrap().len();
     let coordinator = Coordinator {
         rng,
         progress: &mut progress,
         report: Progress {
-            epoch: 0,
+            epoch: first_epoch,
             epochs: cfg.epochs,
+            first_epoch,
             batch: 0,
-            batches: train_positions.div_ceil(cfg.batch_size),
+            batches,
             epoch_end: true,
             positions_per_second: 0.0,
             train_loss: None,
@@ -520,14 +644,15 @@ pub fn train_from(
             val_positions: val.len(),
             skipped,
         },
+        checkpoint: checkpoint.zip(data_id),
     };
     std::thread::scope(|scope| {
         for t in 1..cfg.threads {
             let shared = &shared;
             scope.spawn(move || shared.run(t, None));
         }
-        shared.run(0, Some(coordinator));
-    });
+        shared.run(0, Some(coordinator))
+    })?;
     let params: Vec<f32> = shared
         .params
         .into_iter()

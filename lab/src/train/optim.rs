@@ -75,6 +75,22 @@ impl Moments {
         }
     }
 
+    /// Moments saved before (a checkpoint's): first `m`, second `v`, of the same length.
+    pub fn from_parts(m: Vec<f32>, v: Vec<f32>) -> Moments {
+        assert_eq!(m.len(), v.len(), "first and second moments of one range");
+        Moments { m, v }
+    }
+
+    /// The first moments.
+    pub fn m(&self) -> &[f32] {
+        &self.m
+    }
+
+    /// The second moments.
+    pub fn v(&self) -> &[f32] {
+        &self.v
+    }
+
     /// Reduces the workers' gradients for rows `first_row..` (as many as `params` holds) and
     /// applies one AdamW step to them. `grads` are in worker order; `scratch` holds `hidden`
     /// floats.
