@@ -232,7 +232,10 @@ fn a_widened_net_computes_the_same_and_learns() {
     let random = Network::new_random(64, 8, &mut Rng::new(9));
     let wide = narrow.clone().widened(&random).unwrap();
     assert_eq!(wide.hidden, 64);
-    assert!(wide.row(0)[32..].iter().any(|&w| w != 0.0), "new lanes learn");
+    assert!(
+        wide.row(0)[32..].iter().any(|&w| w != 0.0),
+        "new lanes learn"
+    );
     let (qn, qw) = (narrow.quantise(), wide.quantise());
     for record in data(200, 5) {
         let d = decode(&record).unwrap();

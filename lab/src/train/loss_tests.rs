@@ -78,7 +78,7 @@ fn held_out_loss() {
 
 /// `--init`: a run that starts from a trained net's file starts where that net is (its first
 /// validation loss is the file's held-out loss, far below a random start's) and goes on
-/// learning; a start of another width is refused, and `--init` with `--hidden` is a usage error.
+/// learning; `--hidden` wider than the start widens it, narrower is refused.
 #[test]
 fn training_goes_on_from_a_net_file() {
     let records = data(4000, 23);
@@ -112,8 +112,8 @@ fn training_goes_on_from_a_net_file() {
     );
     let end_loss = reports.last().unwrap().1.unwrap();
     assert!(end_loss < start_loss, "{start_loss} -> {end_loss}");
-    let wider = TrainConfig { hidden: 64, ..more };
-    assert!(train_from(&records, &wider, Some(first.dequantise()), |_| {}).is_err());
+    let narrower = TrainConfig { hidden: 16, ..more };
+    assert!(train_from(&records, &narrower, Some(first.dequantise()), |_| {}).is_err());
 
     let dir = std::env::temp_dir().join(format!("lazuli-train-init-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -135,7 +135,13 @@ fn training_goes_on_from_a_net_file() {
     run_cli(&parse(&args).unwrap()).unwrap();
     let written = QuantisedNet::from_bytes(&std::fs::read(out).unwrap()).unwrap();
     assert_eq!(written.hidden, first.hidden);
-    assert!(parse(&[&args[..], &["--hidden", "32"]].concat()).is_err());
+    let width = (2 * first.hidden).to_string();
+    let wider = &[&args[..], &["--hidden", &width]].concat();
+    run_cli(&parse(wider).unwrap()).unwrap();
+    let written = QuantisedNet::from_bytes(&std::fs::read(out).unwrap()).unwrap();
+    assert_eq!(written.hidden, 2 * first.hidden);
+    let narrower = &[&args[..], &["--hidden", "8"]].concat();
+    assert!(run_cli(&parse(narrower).unwrap()).is_err());
     let missing = dir.join("missing.lznn");
     let bad = [
         "--synthetic",
