@@ -24,9 +24,13 @@
 //!
 //! The loops are plain slices of `i16`/`i32` (of the net's width, cut in chunks of 32 where
 //! the compiler needs a fixed length), which the compiler vectorises (no `unsafe`, no
-//! intrinsics). The net file format is written by `lazuli-lab train`
+//! intrinsics). The three hot entry points (a refresh, a move's update, an evaluation) are
+//! compiled three times by [`multiversion`], for AVX-512, for AVX2 and for the build's own
+//! target (baseline x86-64 is SSE2), and the first call picks the widest the CPU has: see
+//! `simd_dispatch!`. The net file format is written by `lazuli-lab train`
 //! and described in [`Network::from_bytes`].
 
+use multiversion::multiversion;
 use shakmaty::{Chess, Color, Move, Piece, Position as _, Square};
 
 use crate::error::Error;
@@ -278,40 +282,13 @@ impl Network {
 
     /// The accumulator of `chess`, computed from scratch.
     pub fn refresh(&self, chess: &Chess) -> Accumulator {
-        let mut acc = Accumulator {
-            halves: [self.feature_bias; 2],
-        };
-        let board = chess.board();
-        for square in board.occupied() {
-            let piece = board.piece_at(square).expect("occupied");
-            for (view, half) in Color::ALL.into_iter().zip(acc.halves.iter_mut()) {
-                add(
-                    self.lanes(half),
-                    &self.feature_weights[feature(view, piece, square)],
-                );
-            }
-        }
-        acc
+        dispatched::refresh(self, chess)
     }
 
     /// The evaluation of `chess`, whose accumulator is `acc`, in centipawns from the side to
     /// move.
     pub fn evaluate(&self, acc: &Accumulator, chess: &Chess) -> i32 {
-        let (us, them) = match chess.turn() {
-            Color::White => (&acc.halves[0], &acc.halves[1]),
-            Color::Black => (&acc.halves[1], &acc.halves[0]),
-        };
-        // One bucket: no popcount (a dozen instructions without the CPU's own).
-        let bucket = match self.buckets {
-            1 => 0,
-            _ => self.bucket(chess.board().occupied().count()),
-        };
-        let bucket = bucket % MAX_BUCKETS;
-        let [w_us, w_them] = &self.output_weights[bucket];
-        let h = self.hidden;
-        let sum = screlu_dot(&us[..h], &w_us[..h]) + screlu_dot(&them[..h], &w_them[..h]);
-        let out = sum / i64::from(QA) + i64::from(self.output_bias[bucket]);
-        (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
+        dispatched::evaluate(self, acc, chess)
     }
 }
 
@@ -335,6 +312,138 @@ impl Accumulator {
 
     /// [`Accumulator::update`] for a move `m` played by `us`.
     pub(crate) fn apply(&self, net: &Network, us: Color, m: Move, next: &mut Accumulator) {
+        dispatched::apply(net, self, us, m, next);
+    }
+
+    /// Copies `net`'s lanes of `from` into `self` (a null move: same pieces).
+    pub fn copy_from(&mut self, net: &Network, from: &Accumulator) {
+        for (half, parent) in self.halves.iter_mut().zip(&from.halves) {
+            net.lanes(half).copy_from_slice(&parent[..net.hidden]);
+        }
+    }
+}
+
+/// Wraps each function of the block in `#[multiversion]`: compiled once for x86-64-v4
+/// (AVX-512; multiversion also asks for Ice Lake's AVX-512 extensions, so that CPUs that
+/// slow their clock under AVX-512, Skylake-X and Cascade Lake, take AVX2), once for
+/// x86-64-v3 (AVX2, FMA, BMI, POPCNT) and once as the build's default (SSE2 for a plain
+/// release build); on other architectures only the last. The functions are the whole of a
+/// refresh, an update or an evaluation, with their loops ([`add`], [`fused`],
+/// [`screlu_dot`]) `#[inline(always)]` inside them and so compiled for each target: one
+/// dispatch per call, an atomic load and an indirect call (the first call detects the CPU's
+/// features and stores its choice), not one per loop.
+///
+/// A build that already has AVX2 (`make native`, `-C target-cpu=...`) dispatches statically,
+/// at compile time, to the widest target it was built for: no detection and no indirect call.
+///
+/// The workspace denies `unsafe_code`. multiversion's expansion holds `unsafe` blocks (the
+/// calls of a clone whose `#[target_feature]`s it has detected, through the stored function
+/// pointer), but neither rustc's `unsafe_code` nor clippy's `undocumented_unsafe_blocks`
+/// reports code an external (proc) macro generates, so no `#[allow]` is needed: the
+/// functions written here are safe code, and the lint still covers them.
+macro_rules! simd_dispatch {
+    ($($item:item)*) => {$(
+        #[cfg_attr(
+            not(target_feature = "avx2"),
+            multiversion(targets(
+                "x86_64+avx512f+avx512bw+avx512vl+avx512dq+avx512cd+avx2+avx+fma+bmi1+bmi2+lzcnt+popcnt",
+                "x86_64+avx2+avx+fma+bmi1+bmi2+lzcnt+popcnt",
+            ))
+        )]
+        #[cfg_attr(
+            target_feature = "avx2",
+            multiversion(
+                targets(
+                    "x86_64+avx512f+avx512bw+avx512vl+avx512dq+avx512cd+avx2+avx+fma+bmi1+bmi2+lzcnt+popcnt",
+                    "x86_64+avx2+avx+fma+bmi1+bmi2+lzcnt+popcnt",
+                ),
+                dispatcher = "static"
+            )
+        )]
+        $item
+    )*};
+}
+
+/// The dispatched entry points: [`plain`]'s functions, compiled for each target of
+/// `simd_dispatch!`.
+mod dispatched {
+    use super::*;
+
+    simd_dispatch! {
+        pub(super) fn refresh(net: &Network, chess: &Chess) -> Accumulator {
+            plain::refresh(net, chess)
+        }
+
+        pub(super) fn apply(
+            net: &Network,
+            parent: &Accumulator,
+            us: Color,
+            m: Move,
+            next: &mut Accumulator,
+        ) {
+            plain::apply(net, parent, us, m, next);
+        }
+
+        pub(super) fn evaluate(net: &Network, acc: &Accumulator, chess: &Chess) -> i32 {
+            plain::evaluate(net, acc, chess)
+        }
+    }
+}
+
+/// The bodies of the entry points, `#[inline(always)]`: compiled for the target of the
+/// function they are inlined into ([`dispatched`]'s clones; called directly, the build's
+/// default, which the tests compare with the dispatched ones).
+mod plain {
+    use super::*;
+
+    /// [`Network::refresh`].
+    #[inline(always)]
+    pub(super) fn refresh(net: &Network, chess: &Chess) -> Accumulator {
+        let mut acc = Accumulator {
+            halves: [net.feature_bias; 2],
+        };
+        let board = chess.board();
+        for square in board.occupied() {
+            let piece = board.piece_at(square).expect("occupied");
+            for (view, half) in Color::ALL.into_iter().zip(acc.halves.iter_mut()) {
+                add(
+                    net.lanes(half),
+                    &net.feature_weights[feature(view, piece, square)],
+                );
+            }
+        }
+        acc
+    }
+
+    /// [`Network::evaluate`].
+    #[inline(always)]
+    pub(super) fn evaluate(net: &Network, acc: &Accumulator, chess: &Chess) -> i32 {
+        let (us, them) = match chess.turn() {
+            Color::White => (&acc.halves[0], &acc.halves[1]),
+            Color::Black => (&acc.halves[1], &acc.halves[0]),
+        };
+        // One bucket: no popcount (a dozen instructions without the CPU's own).
+        let bucket = match net.buckets {
+            1 => 0,
+            _ => net.bucket(chess.board().occupied().count()),
+        };
+        let bucket = bucket % MAX_BUCKETS;
+        let [w_us, w_them] = &net.output_weights[bucket];
+        let h = net.hidden;
+        let sum = screlu_dot(&us[..h], &w_us[..h]) + screlu_dot(&them[..h], &w_them[..h]);
+        let out = sum / i64::from(QA) + i64::from(net.output_bias[bucket]);
+        (out * i64::from(SCALE) / i64::from(QA * QB)) as i32
+    }
+
+    /// [`Accumulator::apply`]: `next` is `parent` after `m`, played by `us`.
+    #[inline(always)]
+    pub(super) fn apply(
+        net: &Network,
+        parent: &Accumulator,
+        us: Color,
+        m: Move,
+        next: &mut Accumulator,
+    ) {
         // A move takes one or two pieces off and puts one or two on (`piece_changes`); each
         // change as its feature in both views.
         let (mut off, mut on) = ([[0; 2]; 2], [[0; 2]; 2]);
@@ -357,7 +466,7 @@ impl Accumulator {
         );
         let rows = &net.feature_weights;
         let h = net.hidden;
-        for (view, (half, parent)) in next.halves.iter_mut().zip(&self.halves).enumerate() {
+        for (view, (half, parent)) in next.halves.iter_mut().zip(&parent.halves).enumerate() {
             let (out, from) = (&mut half[..h], &parent[..h]);
             let [off0, off1] = off.map(|f| &rows[f[view]]);
             let [on0, on1] = on.map(|f| &rows[f[view]]);
@@ -369,16 +478,10 @@ impl Accumulator {
             }
         }
     }
-
-    /// Copies `net`'s lanes of `from` into `self` (a null move: same pieces).
-    pub fn copy_from(&mut self, net: &Network, from: &Accumulator) {
-        for (half, parent) in self.halves.iter_mut().zip(&from.halves) {
-            net.lanes(half).copy_from_slice(&parent[..net.hidden]);
-        }
-    }
 }
 
 /// `half += row` over `half`'s lanes (the net's width).
+#[inline(always)]
 fn add(half: &mut [i16], row: &Half) {
     for (h, w) in half.iter_mut().zip(row) {
         *h = h.wrapping_add(*w);
@@ -389,6 +492,7 @@ fn add(half: &mut [i16], row: &Half) {
 /// [`HIDDEN_STEP`]), chunk by chunk: each chunk of 32 lanes is loaded once, has every row
 /// subtracted and added in registers, and is stored once. The row counts are constants, so
 /// each of the three shapes a move has (1 off and 1 on, 2 and 1, 2 and 2) is its own loop.
+#[inline(always)]
 fn fused<const S: usize, const A: usize>(
     out: &mut [i16],
     from: &[i16],
@@ -419,6 +523,7 @@ fn fused<const S: usize, const A: usize>(
 /// product fits `i16` (`QA * |w| <= 255 * 127`) and pairs of products sum in `i32` (the
 /// multiply-add the compiler finds), with the total in `i64`. Both slices are the net's width,
 /// a multiple of [`HIDDEN_STEP`].
+#[inline(always)]
 fn screlu_dot(acc: &[i16], weights: &[i16]) -> i64 {
     let mut total = 0i64;
     for (a, w) in acc
@@ -444,228 +549,5 @@ fn screlu_dot(acc: &[i16], weights: &[i16]) -> i64 {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::position::Position;
-
-    /// Every width a net file may have, narrowest to widest.
-    const WIDTHS: [usize; 4] = [32, 64, 128, MAX_HIDDEN];
-
-    /// The built-in net is the file its name says: `nn-` and the first 12 hex digits of its
-    /// SHA-256, and that file is in the source tree beside this one.
-    #[test]
-    fn the_built_in_net_is_named_by_its_hash() {
-        use sha2::{Digest, Sha256};
-        let hex: String = Sha256::digest(Network::BUILT_IN)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(Network::BUILT_IN_NAME, format!("nn-{}.lznn", &hex[..12]));
-        let beside = std::path::Path::new(file!()).with_file_name(Network::BUILT_IN_NAME);
-        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(beside);
-        assert_eq!(std::fs::read(file).unwrap(), Network::BUILT_IN);
-        assert!(Network::from_bytes(Network::BUILT_IN).is_ok());
-    }
-
-    #[test]
-    fn incremental_updates_equal_a_refresh_along_random_games() {
-        for hidden in WIDTHS {
-            incremental_updates_equal_a_refresh(hidden);
-        }
-    }
-
-    fn incremental_updates_equal_a_refresh(hidden: usize) {
-        let net = Network::from_bytes(&Network::random_bytes(hidden, 1, 7)).unwrap();
-        assert_eq!(net.hidden(), hidden);
-        let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
-        let mut checked = 0;
-        for fen in [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
-            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-        ] {
-            for _game in 0..20 {
-                let mut pos = Position::from_fen(fen).unwrap();
-                let mut acc = net.refresh(pos.chess());
-                let mut next = Accumulator::empty();
-                for _ply in 0..80 {
-                    let moves = pos.legal_moves();
-                    if moves.is_empty() {
-                        break;
-                    }
-                    let m = moves[rng.below(moves.len())];
-                    acc.update(&net, pos.chess(), m, &mut next);
-                    std::mem::swap(&mut acc, &mut next);
-                    pos.push(m);
-                    let fresh = net.refresh(pos.chess());
-                    assert!(
-                        acc.halves == fresh.halves,
-                        "width {hidden}: {} after {m:?}",
-                        pos.fen()
-                    );
-                    checked += 1;
-                }
-            }
-        }
-        assert!(checked > 4000, "{checked}");
-    }
-
-    #[test]
-    fn a_position_and_its_colour_mirror_evaluate_the_same() {
-        for hidden in WIDTHS {
-            a_position_and_its_mirror_evaluate_the_same(hidden);
-        }
-    }
-
-    fn a_position_and_its_mirror_evaluate_the_same(hidden: usize) {
-        let buckets = if hidden == 64 { 8 } else { 1 };
-        let net = Network::from_bytes(&Network::random_bytes(hidden, buckets, 11)).unwrap();
-        let mut distinct = std::collections::HashSet::new();
-        for fen in [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "rnbqkb1r/pp1p1ppp/4pn2/2p5/2PP4/2N5/PP2PPPP/R1BQKBNR b KQkq - 1 4",
-            "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
-        ] {
-            let pos = Position::from_fen(fen).unwrap();
-            let mirror = pos.mirrored();
-            let score = net.evaluate(&net.refresh(pos.chess()), pos.chess());
-            let mirrored = net.evaluate(&net.refresh(mirror.chess()), mirror.chess());
-            assert_eq!(score, mirrored, "width {hidden}: {fen}");
-            distinct.insert(score);
-        }
-        assert!(
-            distinct.len() > 2,
-            "the random net says something: {distinct:?}"
-        );
-    }
-
-    /// (pieces, buckets, the bucket): the first and last piece count of every bucket.
-    const BUCKETS: [(usize, usize, usize); 12] = [
-        (2, 1, 0),
-        (32, 1, 0),
-        (17, 2, 0),
-        (18, 2, 1),
-        (9, 4, 0),
-        (10, 4, 1),
-        (32, 4, 3),
-        (2, 8, 0),
-        (5, 8, 0),
-        (6, 8, 1),
-        (29, 8, 6),
-        (30, 8, 7),
-    ];
-
-    #[test]
-    fn the_bucket_of_a_piece_count() {
-        for (pieces, buckets, want) in BUCKETS {
-            let net = Network::from_bytes(&Network::random_bytes(32, buckets, 1)).unwrap();
-            assert_eq!(net.buckets(), buckets);
-            assert_eq!(
-                net.bucket(pieces),
-                want,
-                "{pieces} pieces, {buckets} buckets"
-            );
-        }
-    }
-
-    /// A net of 8 output buckets scores a position as the one-bucket net made of its
-    /// hidden layer and the output layer of the position's bucket.
-    #[test]
-    fn a_bucketed_net_evaluates_with_the_bucket_of_the_piece_count() {
-        let hidden = 64;
-        let bytes = Network::random_bytes(hidden, 8, 5);
-        let net = Network::from_bytes(&bytes).unwrap();
-        // Version 2's header is one word longer; its body holds the hidden layer, then
-        // 8 output layers of 2H i16 each, then 8 biases.
-        let hidden_end = 28 + 2 * (INPUTS + 1) * hidden;
-        let layer = 4 * hidden;
-        let bias_start = hidden_end + 8 * layer;
-        let single = |b: usize| {
-            let mut one = bytes[..24].to_vec();
-            one[4..8].copy_from_slice(&VERSION.to_le_bytes());
-            one.extend(&bytes[28..hidden_end]);
-            one.extend(&bytes[hidden_end + b * layer..hidden_end + (b + 1) * layer]);
-            one.extend(&bytes[bias_start + 4 * b..bias_start + 4 * (b + 1)]);
-            Network::from_bytes(&one).unwrap()
-        };
-        let mut buckets_seen = std::collections::HashSet::new();
-        for fen in [
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
-            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-            "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1",
-            "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R1BQKB1R w KQ - 0 8",
-            "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
-        ] {
-            let pos = Position::from_fen(fen).unwrap();
-            let b = net.bucket(pos.chess().board().occupied().count());
-            buckets_seen.insert(b);
-            let acc = net.refresh(pos.chess());
-            let one = single(b);
-            assert_eq!(
-                net.evaluate(&acc, pos.chess()),
-                one.evaluate(&one.refresh(pos.chess()), pos.chess()),
-                "{fen}"
-            );
-            // Another bucket's layer gives another score (the random layers differ).
-            let other = single((b + 1) % 8);
-            assert_ne!(
-                net.evaluate(&acc, pos.chess()),
-                other.evaluate(&other.refresh(pos.chess()), pos.chess()),
-                "{fen}"
-            );
-        }
-        assert!(buckets_seen.len() >= 4, "{buckets_seen:?}");
-    }
-
-    #[test]
-    fn bad_net_files_are_refused() {
-        let good = Network::random_bytes(MAX_HIDDEN, 1, 3);
-        assert!(Network::from_bytes(&good).is_ok());
-        // A width the header names but the body does not hold, and widths no build reads.
-        let width = |w: u32| {
-            let mut bytes = good.clone();
-            bytes[8..12].copy_from_slice(&w.to_le_bytes());
-            bytes
-        };
-        let buckets = |b: u32| {
-            let mut bytes = Network::random_bytes(32, 2, 3);
-            bytes[24..28].copy_from_slice(&b.to_le_bytes());
-            bytes
-        };
-        let mut big_output = good.clone();
-        let at = good.len() - 4 - 2;
-        big_output[at..at + 2].copy_from_slice(&1000i16.to_le_bytes());
-        for (what, bytes) in [
-            ("empty", Vec::new()),
-            ("magic", b"NNUE".iter().chain(&good[4..]).copied().collect()),
-            ("width 128 with a 256-wide body", width(128)),
-            ("width 0", width(0)),
-            ("width 48", width(48)),
-            ("width 512", width(512)),
-            ("narrow net truncated", {
-                let narrow = Network::random_bytes(64, 1, 3);
-                narrow[..narrow.len() - 1].to_vec()
-            }),
-            ("truncated", good[..good.len() - 1].to_vec()),
-            ("trailing", good.iter().chain(&[0u8]).copied().collect()),
-            ("output weight", big_output),
-            ("bucketed net truncated", {
-                let bucketed = Network::random_bytes(32, 4, 3);
-                bucketed[..bucketed.len() - 4].to_vec()
-            }),
-            ("3 buckets", buckets(3)),
-            ("16 buckets", buckets(16)),
-            ("0 buckets", buckets(0)),
-            ("version 3", {
-                let mut bytes = Network::random_bytes(32, 2, 3);
-                bytes[4..8].copy_from_slice(&3u32.to_le_bytes());
-                bytes
-            }),
-        ] {
-            assert!(Network::from_bytes(&bytes).is_err(), "{what}");
-        }
-    }
-}
+#[path = "nnue_tests.rs"]
+pub(crate) mod tests;
