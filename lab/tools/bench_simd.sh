@@ -5,8 +5,8 @@
 # medians, and the median of the per-round ratios). Checks that both searched the same nodes.
 # Run it on an otherwise idle machine.
 #
-#   ./bench_simd.sh A B [ROUNDS]
-#   ./bench_simd.sh /tmp/lazuli-03a597d /tmp/lazuli-dispatch
+#   lab/tools/bench_simd.sh A B [ROUNDS]
+#   lab/tools/bench_simd.sh /tmp/lazuli-03a597d /tmp/lazuli-dispatch
 set -euo pipefail
 
 if [[ $# -lt 2 || $# -gt 3 ]]; then
