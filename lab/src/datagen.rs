@@ -485,10 +485,7 @@ impl Manifest {
 
     /// Appends a completed chunk's line.
     fn add(&self, path: &Path, games: u64, positions: usize, bytes: &[u8]) -> Result<(), Error> {
-        let sha: String = Sha256::digest(bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let sha = format!("{:x}", Sha256::digest(bytes));
         let name = path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -555,7 +552,7 @@ fn fingerprint(config: &DatagenConfig) -> Result<(String, u64, u64), Error> {
         total += bytes.len() as u64;
         hash.update(&bytes);
     }
-    let hex = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let hex = format!("{:x}", hash.finalize());
     Ok((hex, positions, total))
 }
 
