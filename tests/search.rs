@@ -165,30 +165,21 @@ fn hard_mate_in_three() {
 /// right one: (id, fen, depth, standard's move, verified's move = the EPD's best move).
 ///
 /// The depths follow the search and the evaluation, so the table is probed again with
-/// `lab/tools/zugzwang_depths.py` (docs/testing.md) when either changes. With batch 6 (`Bench:
-/// 2131690`; probed at depths 6-18, 12-27 for zugzwang.005) verified finds zugzwang.001 (Rf1)
-/// from depth 11, standard from 12 (at 11 it plays Re5); zugzwang.005 (Nd5) verified finds
-/// only at depth 27, standard not up to 27 (Rd8), too deep for this test; zugzwang.002 (Kh6)
-/// both find from depth 7, so it is left out; zugzwang.003 (g5) neither up to 18. With
-/// s8910b8-h64m and batch 5b's search the table held .001 at depth 11 (standard Re6) and .005
-/// at depth 20 (lab/records/history/strength.md keeps the earlier depths); zugzwang.004
-/// (Qxh4) has been out since batch 1. ZPTS.12 (Ba4): both verified modes from depth 6, standard not up to 12 (Bd7).
-const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[
-    (
-        "zugzwang.001",
-        "8/8/p1p5/1p5p/1P5p/8/PPP2K1p/4R1rk w - - 0 1",
-        11,
-        "e1e5",
-        "e1f1",
-    ),
-    (
-        "ZPTS.12",
-        "4B3/8/p7/k2N4/7p/K6p/PP5P/2q5 w - - 0 1",
-        8,
-        "e8d7",
-        "e8a4",
-    ),
-];
+/// `lab/tools/zugzwang_depths.py` (docs/testing.md) when either changes. Probed at depths 6-14
+/// with `Bench: 1664306` (material verification from 9 plies from the horizon): ZPTS.12 (Ba4)
+/// both verified modes at every depth, standard at none (Bd7). zugzwang.001 (Rf1), in the
+/// table until then, is left out: the paper's rule finds it from depth 11, standard from 12,
+/// the default only from 15 (it verifies that ending's null moves only 9 or more plies from
+/// the horizon; at 1 s a position all three find it). ZPTS.28 (Rc4) separates them only at
+/// some depths (standard's Ra5 at 10, 13 and 14, the default's at 11), too unsteady for a
+/// test. lab/records/history/strength.md keeps the earlier depths.
+const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[(
+    "ZPTS.12",
+    "4B3/8/p7/k2N4/7p/K6p/PP5P/2q5 w - - 0 1",
+    8,
+    "e8d7",
+    "e8a4",
+)];
 
 #[test]
 fn verified_null_move_solves_zugzwangs_that_standard_null_move_misses() {

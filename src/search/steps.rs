@@ -13,8 +13,8 @@ use crate::params::{
     LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_NOISY_BASE,
     LMR_NOISY_HISTORY_DIVISOR, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR,
     NULL_EVAL_MAX, NULL_NEEDS_PIECE, NULL_VERIFY_MAX_PIECES, NULL_VERIFY_MAX_PLY,
-    NULL_VERIFY_MIN_DEPTH, NULL_VERIFY_PLY_MAX_DEPTH, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH,
-    PROBCUT_REDUCTION, SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH,
+    NULL_VERIFY_MIN_DEPTH, NULL_VERIFY_PIECES_MIN_DEPTH, NULL_VERIFY_PLY_MAX_DEPTH, PROBCUT_MARGIN,
+    PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION, SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH,
     TB_STORE_DEPTH_BONUS,
 };
 use crate::position::{is_tactical, see_ge};
@@ -137,7 +137,8 @@ impl Searcher<'_> {
     /// besides king and pawns. `Paper`: wherever `verify` is set. `Verified`: with `verify`
     /// set, at least `NULL_VERIFY_MIN_DEPTH` plies from the horizon, at most
     /// `NULL_VERIFY_MAX_PLY` plies from the root and `NULL_VERIFY_PLY_MAX_DEPTH` from the
-    /// horizon, or with at most `NULL_VERIFY_MAX_PIECES` pieces.
+    /// horizon, or with at most `NULL_VERIFY_MAX_PIECES` pieces at least
+    /// `NULL_VERIFY_PIECES_MIN_DEPTH` plies from the horizon.
     #[inline(always)]
     fn verifies_null_move(&self, verify: bool, depth: i32, ply: usize, pieces: usize) -> bool {
         match self.job.config.null_move {
@@ -147,7 +148,8 @@ impl Searcher<'_> {
                     && (depth >= NULL_VERIFY_MIN_DEPTH.get()
                         || (ply <= NULL_VERIFY_MAX_PLY.get() as usize
                             && depth <= NULL_VERIFY_PLY_MAX_DEPTH.get())
-                        || pieces <= NULL_VERIFY_MAX_PIECES.get() as usize)
+                        || (pieces <= NULL_VERIFY_MAX_PIECES.get() as usize
+                            && depth >= NULL_VERIFY_PIECES_MIN_DEPTH.get()))
             }
             NullMoveMode::Standard | NullMoveMode::Off => false,
         }
