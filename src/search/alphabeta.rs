@@ -173,8 +173,8 @@ impl Searcher<'_> {
         // verifies wherever `verify` is set; the default only where a wrong cutoff is likely
         // or dear: deep nodes, the replies to the root moves near the horizon (few, and there
         // the null-move search, a quiescence search, misses a quiet threat that refutes the
-        // root move), and a side with few pieces, where zugzwangs are (`verifies_null_move`;
-        // docs/design.md).
+        // root move), and a side with few pieces, where zugzwangs are, far enough from the
+        // horizon that so common a case costs little (`verifies_null_move`; docs/design.md).
         // null_ok(): not at a PV node (a fail-high there is re-searched without the null-move
         // cutoffs that would hide a mate), not in check, not right after a null move, beta not
         // a mate score (a side being mated would pass and "escape" at the reduced depth), and
