@@ -33,15 +33,18 @@ def records(path):
 def decode(rec):
     occ, = struct.unpack_from("<Q", rec, 0)
     board = {}
+    castling_rooks = []
     k = 0
     for sq in range(64):
         if occ >> sq & 1:
             nib = rec[8 + k // 2] >> (4 * (k % 2)) & 0xF
             role = nib & 7
             if role == 7:
-                raise ValueError("role 7")
+                raise ValueError(f"piece code 7 on square {sq}")
             ch = ROLES[role]
             board[sq] = ch.upper() if nib & 8 == 0 else ch
+            if role == 6:
+                castling_rooks.append(sq)
             k += 1
     stm_ep = rec[24]
     black = bool(stm_ep & 0x80)
@@ -58,8 +61,17 @@ def decode(rec):
                 empty = 0
         rows.append(row + (str(empty) if empty else ""))
     ep_str = "-" if ep == 64 else "abcdefgh"[ep % 8] + str(ep // 8 + 1)
-    fen = "/".join(rows) + (" b " if black else " w ") + "- " + ep_str
+    castling = "".join(sorted(castling_right(board, sq) for sq in castling_rooks)) or "-"
+    fen = "/".join(rows) + (" b " if black else " w ") + castling + " " + ep_str
     return fen, board, black
+
+
+def castling_right(board, rook):
+    """The FEN letter of a rook that keeps its castling right: K or Q by its side of its king."""
+    white = board[rook] == "R"
+    king = next(sq for sq, p in board.items() if p == ("K" if white else "k"))
+    side = "K" if rook % 8 > king % 8 else "Q"
+    return side if white else side.lower()
 
 
 def pieces(board, black):
@@ -78,7 +90,10 @@ def main():
     kept, matched, total = [], 0, 0
     for path in args.files:
         for index, rec in records(path):
-            fen, board, black = decode(rec)
+            try:
+                fen, board, black = decode(rec)
+            except (ValueError, StopIteration) as e:
+                sys.exit(f"{path}: record {index}: not a position ({e or 'no king'})")
             own, their = pieces(board, black), pieces(board, not black)
             total += 1
             spread[min(own, 8)] += 1
