@@ -214,7 +214,14 @@ tunables! {
     /// as much as the paper's rule (1.63 times standard's at depth 14; at 9, 1.11). Elsewhere a
     /// fail-high cuts off: the verifications 3 and 4 plies from the horizon were most of the
     /// paper's extra tree (docs/null-move-study.md measures each condition).
-    NULL_VERIFY_PIECES_MIN_DEPTH = 9 in 1..=24;
+    NULL_VERIFY_PIECES_MIN_DEPTH = 11 in 1..=24;
+    /// A verification at least this many plies from the horizon searches the node not one ply
+    /// shallower (the paper) but at the null-move search's own depth, with null moves banned
+    /// for both sides through the first three quarters of it (Stockfish's `nmpMinPly`): as
+    /// cheap as the null-move search, and the ban lets it see a zugzwang below the node too.
+    /// Nearer the horizon the paper's one ply (the replies to the root moves need it to see a
+    /// quiet threat; the material rule's zugzwangs were found less often in the screen).
+    NULL_VERIFY_SHALLOW_MIN_DEPTH = 12 in 1..=25;
 
     // -----------------------------------------------------------------------------------------
     // Move-ordering statistics (search/history.rs, search/movepick.rs).

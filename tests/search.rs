@@ -167,7 +167,8 @@ fn hard_mate_in_three() {
 /// The depths follow the search and the evaluation, so the table is probed again with
 /// `lab/tools/zugzwang_depths.py` (docs/testing.md) when either changes. Probed at depths 6-14
 /// with `Bench: 1664306` (material verification from 9 plies from the horizon): ZPTS.12 (Ba4)
-/// both verified modes at every depth, standard at none (Bd7). zugzwang.001 (Rf1), in the
+/// both verified modes at every depth, standard at none (Bd7); again at 8, 10 and 12 with
+/// `Bench: 1723647` (from 11 plies; Stockfish's form of verification from 12), the same. zugzwang.001 (Rf1), in the
 /// table until then, is left out: the paper's rule finds it from depth 11, standard from 12,
 /// the default only from 15 (it verifies that ending's null moves only 9 or more plies from
 /// the horizon; at 1 s a position all three find it). ZPTS.28 (Rc4) separates them only at

@@ -7,7 +7,7 @@ use shakmaty::{Move, MoveList, Position as _};
 
 use super::history::{self, PieceTo, piece_to};
 use super::movepick::{MovePicker, Ordering};
-use super::steps::{Node, Singularity};
+use super::steps::{Node, NullMove, Singularity};
 use super::{Best, NodeType, NonPv, Outcome, Pv, Searcher};
 use crate::params::{
     CHECK_EXTENSION_PLY_FACTOR, FUTILITY_BASE, FUTILITY_MARGIN, FUTILITY_MAX_DEPTH, IIR_MIN_DEPTH,
@@ -175,6 +175,8 @@ impl Searcher<'_> {
         // the null-move search, a quiescence search, misses a quiet threat that refutes the
         // root move), and a side with few pieces, where zugzwangs are, far enough from the
         // horizon that so common a case costs little (`verifies_null_move`; docs/design.md).
+        // From 12 plies on, the verification is Stockfish's: the node searched at the
+        // null-move search's depth with null moves banned below, as cheap as the null move.
         // null_ok(): not at a PV node (a fail-high there is re-searched without the null-move
         // cutoffs that would hide a mate), not in check, not right after a null move, beta not
         // a mate score (a side being mated would pass and "escape" at the reduced depth), and
@@ -183,17 +185,15 @@ impl Searcher<'_> {
         // pawns a pass is often better than any move, and the null move hid mates there;
         // docs/mates.md).
         let mut null_fail_high = false;
-        if !N::PV
-            && excluded.is_none()
-            && !in_check
-            && let Some((value, verifies)) = self.null_move(&node, beta, depth, verify)?
-        {
-            if verifies {
-                depth -= 1;
-                verify = false;
-                null_fail_high = true;
-            } else {
-                return Ok(value);
+        if !N::PV && excluded.is_none() && !in_check {
+            match self.null_move(&node, beta, depth, verify)? {
+                NullMove::Cutoff(value) => return Ok(value),
+                NullMove::Shallower => {
+                    depth -= 1;
+                    verify = false;
+                    null_fail_high = true;
+                }
+                NullMove::Search => {}
             }
         }
 

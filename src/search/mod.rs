@@ -118,6 +118,9 @@ pub(crate) struct Searcher<'a> {
     seldepth: usize,
     /// Limited strength: the main thread's pick of its last completed iteration.
     skill_pick: Option<RootMove>,
+    /// No null move at a ply below this: set by a verification in Stockfish's form for its
+    /// own search and restored after it (this thread's alone, like the rest of `Searcher`).
+    null_ban_ply: usize,
 }
 
 impl<'a> Searcher<'a> {
@@ -157,6 +160,7 @@ impl<'a> Searcher<'a> {
             others_nodes: 0,
             seldepth: 0,
             skill_pick: None,
+            null_ban_ply: 0,
         }
     }
 

@@ -13,9 +13,9 @@ use crate::params::{
     LMR_BASE, LMR_CUT_NODE, LMR_DIVISOR, LMR_HISTORY_DIVISOR, LMR_NOISY_BASE,
     LMR_NOISY_HISTORY_DIVISOR, LMR_TT_CAPTURE, NULL_DEPTH_DIVISOR, NULL_EVAL_DIVISOR,
     NULL_EVAL_MAX, NULL_NEEDS_PIECE, NULL_VERIFY_MAX_PIECES, NULL_VERIFY_MAX_PLY,
-    NULL_VERIFY_MIN_DEPTH, NULL_VERIFY_PIECES_MIN_DEPTH, NULL_VERIFY_PLY_MAX_DEPTH, PROBCUT_MARGIN,
-    PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION, SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH,
-    TB_STORE_DEPTH_BONUS,
+    NULL_VERIFY_MIN_DEPTH, NULL_VERIFY_PIECES_MIN_DEPTH, NULL_VERIFY_PLY_MAX_DEPTH,
+    NULL_VERIFY_SHALLOW_MIN_DEPTH, PROBCUT_MARGIN, PROBCUT_MIN_DEPTH, PROBCUT_REDUCTION,
+    SINGULAR_MARGIN, SINGULAR_MIN_DEPTH, SINGULAR_TT_DEPTH, TB_STORE_DEPTH_BONUS,
 };
 use crate::position::{is_tactical, see_ge};
 use crate::score::{MAX_PLY, Score};
@@ -56,6 +56,18 @@ pub(super) enum Singularity {
     NotAlone,
     /// None of these: the extension stays as it was.
     Unknown,
+}
+
+/// Step 9's verdict.
+pub(super) enum NullMove {
+    /// No null move, or it failed low, or its fail-high was verified at the null-move
+    /// search's depth and failed low there: search the node as usual.
+    Search,
+    /// The null move failed high and needs no verification, or passed one: cut off.
+    Cutoff(Score),
+    /// The null move failed high and the node verifies it the paper's way: search it one
+    /// ply shallower, with `verify` cleared below.
+    Shallower,
 }
 
 /// The late move reduction of the `moves`-th move at `depth` (both from 1, capped at 63):
@@ -156,10 +168,12 @@ impl Searcher<'_> {
     }
 
     /// Step 9: passes the turn when the mode, the node and the evaluation allow it
-    /// (`null_ok()`) and searches the reply reduced, with a zero window at beta. Returns the
-    /// score when that search fails high, a mate or tablebase score lowered to beta (one side
-    /// passed, so it is not proven), and whether the fail-high is verified
-    /// ([`Self::verifies_null_move`]): the caller cuts off or, verifying, goes on shallower.
+    /// (`null_ok()`) and searches the reply reduced, with a zero window at beta. A fail-high
+    /// gives the score, a mate or tablebase score lowered to beta (one side passed, so it is
+    /// not proven); where it is verified ([`Self::verifies_null_move`]), the default from
+    /// `NULL_VERIFY_SHALLOW_MIN_DEPTH` plies on searches the node at the null-move search's
+    /// depth with null moves banned (Stockfish's form), and elsewhere (and `NullMove=paper`
+    /// everywhere) asks the caller to search it one ply shallower (the paper's).
     #[inline(always)]
     pub(super) fn null_move(
         &mut self,
@@ -167,22 +181,23 @@ impl Searcher<'_> {
         beta: Score,
         depth: i32,
         verify: bool,
-    ) -> Result<Option<(Score, bool)>, Stopped> {
+    ) -> Result<NullMove, Stopped> {
         let config = self.job.config;
         let mode = config.null_move;
         let ply = node.ply;
         if mode == NullMoveMode::Off
             || self.stack[ply].after_null
+            || ply < self.null_ban_ply
             || beta.is_decisive()
             || node.eval.is_none_or(|e| e < beta)
         {
-            return Ok(None);
+            return Ok(NullMove::Search);
         }
         let pieces = pieces_to_move(self.pos.chess());
         let verifies = self.verifies_null_move(verify, depth, ply, pieces);
         let null_ok = (!verifies || depth > 1) && (NULL_NEEDS_PIECE.get() == 0 || pieces > 0);
         if !null_ok || !self.make_null() {
-            return Ok(None);
+            return Ok(NullMove::Search);
         }
         self.stack[ply + 1].after_null = true;
         self.stack[ply].piece_to = None;
@@ -194,19 +209,34 @@ impl Searcher<'_> {
                 .map_or(0, |e| (e.0 - beta.0) / NULL_EVAL_DIVISOR.get());
             r += depth / NULL_DEPTH_DIVISOR.get() + margin.min(NULL_EVAL_MAX.get());
         }
-        let result = self.search::<NonPv>(
-            -beta,
-            -beta + 1,
-            depth - r - 1,
-            ply + 1,
-            child_verify,
-            false,
-        );
+        let null_depth = depth - r - 1;
+        let result =
+            self.search::<NonPv>(-beta, -beta + 1, null_depth, ply + 1, child_verify, false);
         self.stack[ply + 1].after_null = false;
         self.unmake();
         let value = -result?;
+        if value < beta {
+            return Ok(NullMove::Search);
+        }
         let bounded = if value.is_decisive() { beta } else { value };
-        Ok((value >= beta).then_some((bounded, verifies)))
+        if !verifies {
+            return Ok(NullMove::Cutoff(bounded));
+        }
+        if mode == NullMoveMode::Paper || depth < NULL_VERIFY_SHALLOW_MIN_DEPTH.get() {
+            return Ok(NullMove::Shallower);
+        }
+        // Stockfish's verification: this node again, at the null-move search's depth, with
+        // `verify` cleared and no null move for either side through 3/4 of its plies.
+        let verify_depth = null_depth.max(1);
+        let outer_ban = self.null_ban_ply;
+        self.null_ban_ply = ply + (3 * verify_depth as usize / 4).max(1);
+        let result = self.search::<NonPv>(beta - 1, beta, verify_depth, ply, false, false);
+        self.null_ban_ply = outer_ban;
+        Ok(if result? >= beta {
+            NullMove::Cutoff(bounded)
+        } else {
+            NullMove::Search
+        })
     }
 
     /// Step 9b: tries the captures that win at least `beta + PROBCUT_MARGIN` minus the
