@@ -528,8 +528,8 @@ fn report_progress(config: &DatagenConfig, tally: &Tally, running: &AtomicUsize,
         };
         let (rate, per_thread) = tally.rates(config, secs);
         eprint!(
-            "\r{positions} positions, {games} games, {:.0} positions/s ({:.0} a thread), chunks \
-             {done}+{skipped} skipped of {chunks}, about {:.0} s left   ",
+            "\r{positions} positions, {games} games, {:.0} positions/s ({:.0} a thread), chunks: \
+             {done} written, {skipped} skipped, of {chunks}; about {:.0} s left   ",
             rate, per_thread, left
         );
         if finished {
