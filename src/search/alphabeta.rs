@@ -175,8 +175,8 @@ impl Searcher<'_> {
         // the null-move search, a quiescence search, misses a quiet threat that refutes the
         // root move), and a side with few pieces, where zugzwangs are, far enough from the
         // horizon that so common a case costs little (`verifies_null_move`; docs/design.md).
-        // From 12 plies on, the verification is Stockfish's: the node searched at the
-        // null-move search's depth with null moves banned below, as cheap as the null move.
+        // From `NULL_VERIFY_SHALLOW_MIN_DEPTH` plies on the verification is Stockfish's: the
+        // node searched at the null-move search's depth with null moves banned below it.
         // null_ok(): not at a PV node (a fail-high there is re-searched without the null-move
         // cutoffs that would hide a mate), not in check, not right after a null move, beta not
         // a mate score (a side being mated would pass and "escape" at the reduced depth), and
