@@ -33,7 +33,7 @@ use sfbinpack::chess::{
     position::Position as BpPosition,
 };
 use sfbinpack::{CompressedTrainingDataEntryWriter, TrainingDataEntry};
-use shakmaty::fen::Fen;
+use shakmaty::fen::{Epd, Fen};
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use crate::format::{self, PackedBoard};
@@ -293,8 +293,7 @@ fn checked(e: &TrainingDataEntry) -> Result<Entry, String> {
 /// The trainer's record of an entry, or `None` for one it does not learn from: in check, a
 /// capture or a promotion as the move played, or a score beyond `max_score` (mates).
 pub fn training(entry: &Entry, max_score: i32) -> Option<PackedBoard> {
-    let quiet = !entry.played.is_capture() && !entry.played.is_promotion();
-    if !quiet || entry.chess.is_check() || i32::from(entry.score).abs() >= max_score {
+    if !learns_from(entry, max_score) {
         return None;
     }
     let white_score = if entry.chess.turn() == Color::White {
@@ -303,6 +302,43 @@ pub fn training(entry: &Entry, max_score: i32) -> Option<PackedBoard> {
         -entry.score
     };
     Some(format::encode(&entry.chess, white_score, entry.white_wdl()))
+}
+
+/// Whether the trainer learns from an entry: not in check, a quiet move played, a score
+/// within `max_score`.
+pub fn learns_from(entry: &Entry, max_score: i32) -> bool {
+    let quiet = !entry.played.is_capture() && !entry.played.is_promotion();
+    quiet && !entry.chess.is_check() && i32::from(entry.score).abs() < max_score
+}
+
+/// The positions of a binpack file the trainer learns from (see [`training`]), as EPD lines
+/// `<position> ce <score>; id "<file name>:<n>";` with the side to move's score and `n` the
+/// position's index among them, for tools that read EPD (lab/tools/phase_suite.py).
+///
+/// # Errors
+///
+/// An unreadable, damaged or truncated file.
+pub fn read_training_epd(path: &Path, max_score: i32) -> io::Result<Vec<String>> {
+    let bytes = fs::read(path)?;
+    let entries = decode(&bytes).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )
+    })?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    Ok(entries
+        .iter()
+        .filter(|e| learns_from(e, max_score))
+        .enumerate()
+        .map(|(n, e)| {
+            let epd = Epd::from_position(&e.chess, EnPassantMode::Legal);
+            format!("{epd} ce {}; id \"{name}:{n}\";", e.score)
+        })
+        .collect())
 }
 
 /// Reads a binpack file as the trainer's records (see [`training`]).

@@ -146,6 +146,41 @@ fn training_skips_what_the_net_does_not_learn_from() {
     );
 }
 
+/// The EPD export gives back the trainer's positions, in order, with their scores and
+/// numbered ids.
+#[test]
+fn training_epd_gives_back_the_trainers_positions() {
+    let games = games(4);
+    let bytes = encode(&games).unwrap();
+    let dir = std::env::temp_dir().join(format!("lazuli-epd-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("g.binpack");
+    fs::write(&path, &bytes).unwrap();
+    let lines = read_training_epd(&path, 10_000).unwrap();
+    let kept: Vec<Entry> = decode(&bytes)
+        .unwrap()
+        .into_iter()
+        .filter(|e| learns_from(e, 10_000))
+        .collect();
+    assert!(!kept.is_empty());
+    assert_eq!(lines.len(), kept.len());
+    for (n, (line, e)) in lines.iter().zip(&kept).enumerate() {
+        let (position, ops) = line.split_once(" ce ").unwrap();
+        let back: Chess = Fen::from_ascii(format!("{position} 0 1").as_bytes())
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        assert_eq!(
+            Epd::from_position(&back, EnPassantMode::Legal),
+            Epd::from_position(&e.chess, EnPassantMode::Legal)
+        );
+        assert_eq!(ops, format!("{}; id \"g.binpack:{n}\";", e.score));
+    }
+    fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(read_training_epd(&path, 10_000).is_err());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn truncated_files_are_refused() {
     let bytes = encode(&games(5)).unwrap();

@@ -242,22 +242,59 @@ pub struct UnpackArgs {
     /// A data file or directory, as `train --data` reads it.
     #[arg(long, value_name = "PATH")]
     pub data: PathBuf,
-    /// The marlinformat file to write.
+    /// The file to write: marlinformat records, or EPD with `--epd`.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// Write EPD lines (`<position> ce <score>; id "<file>:<n>";`, the side to move's score)
+    /// instead of marlinformat records; binpack data only.
+    #[arg(long)]
+    pub epd: bool,
 }
 
-/// `lazuli-lab unpack`: the positions the trainer learns from, as marlinformat records, for
-/// tools that read that format (lab/tools/fit_wdl.py).
+/// `lazuli-lab unpack`: the positions the trainer learns from, as marlinformat records for
+/// tools that read that format (lab/tools/fit_wdl.py), or as EPD (lab/tools/phase_suite.py).
 ///
 /// # Errors
 ///
-/// Unreadable or damaged data, an unwritable output file.
+/// Unreadable or damaged data, marlinformat data with `--epd`, an unwritable output file.
 pub fn unpack_cli(args: &UnpackArgs) -> Result<(), String> {
+    if args.epd {
+        return unpack_epd(&args.data, &args.out);
+    }
     let records =
         read_path(&args.data).map_err(|e| format!("reading {}: {e}", args.data.display()))?;
     write_file(&args.out, &records).map_err(|e| format!("{}: {e}", args.out.display()))?;
     println!("{} positions to {}", records.len(), args.out.display());
+    Ok(())
+}
+
+/// `unpack --epd`: every binpack file of `data` (a file or a directory, in name order) as EPD.
+fn unpack_epd(data: &Path, out: &Path) -> Result<(), String> {
+    let files = if data.is_dir() {
+        data_files(data).map_err(|e| format!("{}: {e}", data.display()))?
+    } else {
+        vec![data.to_path_buf()]
+    };
+    let mut lines = Vec::new();
+    for file in &files {
+        if file.extension().is_none_or(|e| e != binpack::EXTENSION) {
+            return Err(format!(
+                "{}: --epd reads binpack files only (*.{})",
+                file.display(),
+                binpack::EXTENSION
+            ));
+        }
+        lines.append(
+            &mut binpack::read_training_epd(file, MAX_ABS_SCORE)
+                .map_err(|e| format!("reading {}: {e}", file.display()))?,
+        );
+    }
+    let mut text = lines.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    fs::write(out, text).map_err(|e| format!("{}: {e}", out.display()))?;
+    println!("{} positions to {}", lines.len(), out.display());
     Ok(())
 }
 
