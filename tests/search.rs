@@ -160,34 +160,46 @@ fn hard_mate_in_three() {
 }
 
 /// Zugzwangs of `tests/data/zugzwang_cpw.epd` and `zugzwang_zpts.epd` where standard null-move
-/// pruning (fixed R = 3) picks a wrong move at a fixed depth and verified null-move pruning
-/// (fixed R = 3), both the default (`verified`) and the paper's rule (`paper`), picks the
-/// right one: (id, fen, depth, standard's move, verified's move = the EPD's best move).
+/// pruning (fixed R = 3) picks a wrong move at a fixed depth and the default (`verified`, fixed
+/// R = 3) picks the EPD's best move: (id, fen, depth, standard's move, the paper's rule's move,
+/// the default's move).
 ///
 /// The depths follow the search and the evaluation, so the table is probed again with
-/// `lab/tools/zugzwang_depths.py` (docs/testing.md) when either changes. Probed at depths 6-14
-/// with `Bench: 1664306` (material verification from 9 plies from the horizon): ZPTS.12 (Ba4)
-/// both verified modes at every depth, standard at none (Bd7); again at 8, 10 and 12 with
-/// `Bench: 1723647` (from 11 plies; Stockfish's form of verification from 12), the same. zugzwang.001 (Rf1), in the
-/// table until then, is left out: the paper's rule finds it from depth 11, standard from 12,
-/// the default only from 15 (it verifies that ending's null moves only 9 or more plies from
-/// the horizon; at 1 s a position all three find it). ZPTS.28 (Rc4) separates them only at
-/// some depths (standard's Ra5 at 10, 13 and 14, the default's at 11), too unsteady for a
-/// test. lab/records/history/strength.md keeps the earlier depths.
-const ZUGZWANG: &[(&str, &str, u32, &str, &str)] = &[(
-    "ZPTS.12",
-    "4B3/8/p7/k2N4/7p/K6p/PP5P/2q5 w - - 0 1",
-    8,
-    "e8d7",
-    "e8a4",
-)];
+/// `lab/tools/zugzwang_depths.py` (docs/testing.md) when either changes. ZPTS.12 (Ba4): probed
+/// at depths 6-14 with `Bench: 1664306` and at 8, 10 and 12 with `Bench: 1723647`: both
+/// verified modes at every depth, standard at none (Bd7). ZPTS.22 (Qd3) holds the default's
+/// Stockfish-form verification (nodes 12 or more plies from the horizon): probed at 8-20 with
+/// `Bench: 1723647`, the default finds Qd3 from depth 19, standard and the paper's rule play
+/// Qd7 up to 20, and with that verification switched off (a tune build) the default plays Qd7
+/// up to 21 too. zugzwang.001 (Rf1) is left out: the paper's rule finds it from depth 11,
+/// standard from 12, the default only from 15 (at 1 s a position all three find it). ZPTS.28
+/// (Rc4) separates them only at some depths, too unsteady for a test.
+/// lab/records/history/strength.md keeps the earlier depths.
+const ZUGZWANG: &[(&str, &str, u32, &str, &str, &str)] = &[
+    (
+        "ZPTS.12",
+        "4B3/8/p7/k2N4/7p/K6p/PP5P/2q5 w - - 0 1",
+        8,
+        "e8d7",
+        "e8a4",
+        "e8a4",
+    ),
+    (
+        "ZPTS.22",
+        "8/p7/1p6/p7/kq1Q4/8/K7/8 w - - 0 1",
+        19,
+        "d4d7",
+        "d4d7",
+        "d4d3",
+    ),
+];
 
 #[test]
 fn verified_null_move_solves_zugzwangs_that_standard_null_move_misses() {
-    for &(id, fen, depth, standard, verified) in ZUGZWANG {
+    for &(id, fen, depth, standard, paper, verified) in ZUGZWANG {
         for (mode, expected) in [
             ("standard", standard),
-            ("paper", verified),
+            ("paper", paper),
             ("verified", verified),
         ] {
             let mut e = engine(&[
