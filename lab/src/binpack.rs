@@ -311,6 +311,17 @@ pub fn learns_from(entry: &Entry, max_score: i32) -> bool {
     quiet && !entry.chess.is_check() && i32::from(entry.score).abs() < max_score
 }
 
+/// Reads and checks every entry of a binpack file ([`decode`]); errors name the file.
+fn read_entries(path: &Path) -> io::Result<Vec<Entry>> {
+    let bytes = fs::read(path)?;
+    decode(&bytes).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )
+    })
+}
+
 /// The positions of a binpack file the trainer learns from (see [`training`]), as EPD lines
 /// `<position> ce <score>; id "<file name>:<n>";` with the side to move's score and `n` the
 /// position's index among them, for tools that read EPD (lab/tools/phase_suite.py).
@@ -319,13 +330,7 @@ pub fn learns_from(entry: &Entry, max_score: i32) -> bool {
 ///
 /// An unreadable, damaged or truncated file.
 pub fn read_training_epd(path: &Path, max_score: i32) -> io::Result<Vec<String>> {
-    let bytes = fs::read(path)?;
-    let entries = decode(&bytes).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {e}", path.display()),
-        )
-    })?;
+    let entries = read_entries(path)?;
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -347,13 +352,7 @@ pub fn read_training_epd(path: &Path, max_score: i32) -> io::Result<Vec<String>>
 ///
 /// An unreadable, damaged or truncated file.
 pub fn read_training(path: &Path, max_score: i32) -> io::Result<Vec<PackedBoard>> {
-    let bytes = fs::read(path)?;
-    let entries = decode(&bytes).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{}: {e}", path.display()),
-        )
-    })?;
+    let entries = read_entries(path)?;
     Ok(entries
         .iter()
         .filter_map(|e| training(e, max_score))
