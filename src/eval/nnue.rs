@@ -124,12 +124,12 @@ impl Reader<'_> {
 
 impl Network {
     /// The net file built into lazuli, which searches use unless `EvalFile` names another:
-    /// net s8910b8-h64m, 768 -> 64 x 2 -> 1 with 8 output buckets (`docs/nets.md`). Its file
+    /// net s1315w-h128m, 768 -> 128 x 2 -> 1 with 8 output buckets (`docs/nets.md`). Its file
     /// is named by the first 12 hex digits of its SHA-256, [`Network::BUILT_IN_NAME`].
-    pub const BUILT_IN: &'static [u8] = include_bytes!("nn-4d77a2392fa7.lznn");
+    pub const BUILT_IN: &'static [u8] = include_bytes!("nn-4c61d1712edb.lznn");
 
     /// The built-in net's file name (a test checks it against the file's SHA-256).
-    pub const BUILT_IN_NAME: &'static str = "nn-4d77a2392fa7.lznn";
+    pub const BUILT_IN_NAME: &'static str = "nn-4c61d1712edb.lznn";
 
     /// Parses a net file: `LZNN`, then little-endian `u32` version (1 or 2), hidden width `H`
     /// (a multiple of 32 up to [`MAX_HIDDEN`]), QA, QB and SCALE (which must match this
