@@ -317,7 +317,8 @@ pub(crate) const TB_STORE_DEPTH_BONUS: i32 = 6;
 /// has many endgames below 17, which behave unlike 17).
 pub(crate) const WDL_MATERIAL: (u32, u32) = (4, 78);
 /// Centre of the win-rate curve, a cubic in material / 58 (highest power first), centipawns.
-/// Fitted to the built-in net s1315w-h128m's games (the data store's s16, docs/wdl.md).
+/// Fitted to s1315w-h128m's games (the data store's s16, docs/wdl.md), the net built in
+/// before s1316w3-h256m.
 pub(crate) const WDL_AS: [f64; 4] = [40.819401, -5.709376, -272.124385, 486.015579];
 /// Width of the win-rate curve, the same kind of cubic.
 pub(crate) const WDL_BS: [f64; 4] = [-147.952436, 193.890178, 125.712439, 78.300273];

@@ -113,7 +113,7 @@ const MATES_WITHIN_NODES: &[(&str, u64)] = &[
     ("matetrack.0011", 1_500),
     ("matetrack.0009", 2_100),
     ("matetrack.0093", 3_300),
-    ("matetrack.0103", 3_700),
+    ("matetrack.0103", 16_400),
     ("matetrack.0213", 5_500),
     ("matetrack.0019", 5_700),
     ("matetrack.0005", 7_300),

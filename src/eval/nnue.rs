@@ -124,12 +124,12 @@ impl Reader<'_> {
 
 impl Network {
     /// The net file built into lazuli, which searches use unless `EvalFile` names another:
-    /// net s1315w-h128m, 768 -> 128 x 2 -> 1 with 8 output buckets (`docs/nets.md`). Its file
+    /// net s1316w3-h256m, 768 -> 256 x 2 -> 1 with 8 output buckets (`docs/nets.md`). Its file
     /// is named by the first 12 hex digits of its SHA-256, [`Network::BUILT_IN_NAME`].
-    pub const BUILT_IN: &'static [u8] = include_bytes!("nn-4c61d1712edb.lznn");
+    pub const BUILT_IN: &'static [u8] = include_bytes!("nn-5ee19165f168.lznn");
 
     /// The built-in net's file name (a test checks it against the file's SHA-256).
-    pub const BUILT_IN_NAME: &'static str = "nn-4c61d1712edb.lznn";
+    pub const BUILT_IN_NAME: &'static str = "nn-5ee19165f168.lznn";
 
     /// Parses a net file: `LZNN`, then little-endian `u32` version (1 or 2), hidden width `H`
     /// (a multiple of 32 up to [`MAX_HIDDEN`]), QA, QB and SCALE (which must match this
