@@ -317,11 +317,10 @@ pub(crate) const TB_STORE_DEPTH_BONUS: i32 = 6;
 /// has many endgames below 17, which behave unlike 17).
 pub(crate) const WDL_MATERIAL: (u32, u32) = (4, 78);
 /// Centre of the win-rate curve, a cubic in material / 58 (highest power first), centipawns.
-/// Fitted to s1315w-h128m's games (the data store's s16, docs/wdl.md), the net built in
-/// before s1316w3-h256m.
-pub(crate) const WDL_AS: [f64; 4] = [40.819401, -5.709376, -272.124385, 486.015579];
+/// Fitted to the built-in net s1316w3-h256m's games (the data store's s17, docs/wdl.md).
+pub(crate) const WDL_AS: [f64; 4] = [49.681291, -37.469190, -247.010445, 483.768338];
 /// Width of the win-rate curve, the same kind of cubic.
-pub(crate) const WDL_BS: [f64; 4] = [-147.952436, 193.890178, 125.712439, 78.300273];
+pub(crate) const WDL_BS: [f64; 4] = [-133.835368, 123.002992, 185.479556, 71.719372];
 
 // ---------------------------------------------------------------------------------------------
 // Limited strength: `Skill Level`, `UCI_LimitStrength` and `UCI_Elo` (search/skill.rs).
